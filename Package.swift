@@ -1,0 +1,51 @@
+// swift-tools-version:6.0
+// presignd: a streaming AWS Signature V4 signing proxy for S3-compatible storage.
+import PackageDescription
+
+let package = Package(
+    name: "presignd",
+    products: [
+        .executable(name: "presignd", targets: ["presignd"])
+    ],
+    targets: [
+        // System libraries. libc headers come first in each shim (DESIGN §7).
+        .systemLibrary(
+            name: "CLibevent",
+            pkgConfig: "libevent_openssl",
+            providers: [.apt(["libevent-dev"])]
+        ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+
+        // Pure cores.
+        .target(name: "PresigndSigV4", dependencies: ["COpenSSL"]),
+        .target(name: "PresigndHTTP1"),
+        .target(name: "PresigndConfig"),
+
+        // I/O edge.
+        .target(
+            name: "PresigndProxy",
+            dependencies: ["PresigndSigV4", "PresigndHTTP1", "PresigndConfig", "CLibevent", "COpenSSL"]
+        ),
+
+        // Command line.
+        .executableTarget(
+            name: "presignd",
+            dependencies: ["PresigndProxy", "PresigndSigV4", "PresigndConfig", "PresigndHTTP1"]
+        ),
+        .executableTarget(
+            name: "presignd-bench",
+            dependencies: ["PresigndSigV4", "PresigndHTTP1"],
+            path: "Sources/presignd-bench"
+        ),
+
+        .testTarget(name: "PresigndSigV4Tests", dependencies: ["PresigndSigV4"]),
+        .testTarget(name: "PresigndHTTP1Tests", dependencies: ["PresigndHTTP1"]),
+        .testTarget(name: "PresigndConfigTests", dependencies: ["PresigndConfig"]),
+        .testTarget(name: "PresigndProxyTests", dependencies: ["PresigndProxy", "PresigndConfig", "PresigndHTTP1"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

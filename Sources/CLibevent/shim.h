@@ -1,0 +1,22 @@
+#ifndef PRESIGND_CLIBEVENT_SHIM_H
+#define PRESIGND_CLIBEVENT_SHIM_H
+// libc first: libevent's config header turns on _GNU_SOURCE, and glibc's fd_set must match
+// what the Glibc module sees (DESIGN §7).
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+
+#include <event2/event.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
+#include <event2/listener.h>
+#include <event2/dns.h>
+#include <event2/thread.h>
+#include <event2/util.h>
+
+#endif

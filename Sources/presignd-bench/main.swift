@@ -1,0 +1,1 @@
+print("presignd-bench: nothing yet")

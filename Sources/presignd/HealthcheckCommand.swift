@@ -1,0 +1,7 @@
+/// Placeholder until implemented.
+enum HealthcheckCommand {
+    static func main(_ arguments: [String]) -> Int32 {
+        Console.err("presignd: not implemented yet")
+        return ExitCode.software
+    }
+}

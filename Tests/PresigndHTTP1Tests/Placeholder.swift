@@ -1,0 +1,3 @@
+import Testing
+
+@Test func placeholderHTTP1() { #expect(Bool(true)) }

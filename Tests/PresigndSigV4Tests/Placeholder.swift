@@ -1,0 +1,3 @@
+import Testing
+
+@Test func placeholderSigV4() { #expect(Bool(true)) }

@@ -1,0 +1,67 @@
+/// Byte lookup tables shared by the encoders: no `String(format:)`, no per-byte branching on ranges.
+enum ByteTables {
+    /// Upper-case hex digits for `%XY` (§2.1: "percent-encode ... with upper-case hex").
+    static let upperHex: [UInt8] = Array("0123456789ABCDEF".utf8)
+    /// Lower-case hex digits for digests and signatures (`Hex()` is lower case, §1).
+    static let lowerHex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// `true` for `A–Z a–z 0–9 - _ . ~`, the bytes UriEncode keeps (§2.1).
+    static let unreserved: [Bool] = (0..<256).map { value in
+        switch UInt8(value) {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
+            UInt8(ascii: "~"):
+            true
+        default: false
+        }
+    }
+
+    /// The value of a hex digit (either case), or 0xFF for anything else.
+    static let hexValue: [UInt8] = (0..<256).map { value in
+        switch UInt8(value) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(value) - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(value) - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt8(value) - UInt8(ascii: "A") + 10
+        default: 0xFF
+        }
+    }
+
+    /// Appends the lower-case hex form of `bytes` to `output`.
+    static func appendLowerHex(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
+        lowerHex.withUnsafeBufferPointer { digits in
+            for byte in bytes {
+                output.append(digits[Int(byte >> 4)])
+                output.append(digits[Int(byte & 0x0F)])
+            }
+        }
+    }
+
+    /// Lower-case hex of `bytes` as a `String`.
+    static func lowerHexString(_ bytes: UnsafeRawBufferPointer) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+            lowerHex.withUnsafeBufferPointer { digits in
+                var index = 0
+                for byte in bytes {
+                    buffer[index] = digits[Int(byte >> 4)]
+                    buffer[index + 1] = digits[Int(byte & 0x0F)]
+                    index += 2
+                }
+            }
+            return bytes.count * 2
+        }
+    }
+
+    /// ASCII lower-casing; returns `name` itself (no allocation) when it has no upper-case letter.
+    static func asciiLowercased(_ name: String) -> String {
+        guard name.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return name }
+        let count = name.utf8.count
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            var index = 0
+            for byte in name.utf8 {
+                buffer[index] = (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) ? byte | 0x20 : byte
+                index += 1
+            }
+            return count
+        }
+    }
+}

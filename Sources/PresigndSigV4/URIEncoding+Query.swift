@@ -1,0 +1,68 @@
+/// The canonical query string (SIGV4-S3-RULES §3).
+extension URIEncoding {
+    /// §3 steps 1–3: split on `&` (not `;`), drop empty pieces, split at the first `=` (no `=` means the
+    /// value ""), turn `+` into a space, percent-decode. Parameters stay in arrival order.
+    /// - Throws: `.malformedPercentEncoding`, `.invalidUTF8`.
+    public static func parseQuery(rawQuery: some Collection<UInt8>) throws(SigV4Error) -> [QueryParameter] {
+        var parameters: [QueryParameter] = []
+        let bytes = Array(rawQuery)
+        var start = 0
+        while start <= bytes.count {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.count
+            if end > start {  // §3 step 1: drop empty pieces (`a=1&&b=2`)
+                let piece = bytes[start..<end]
+                let equals = piece.firstIndex(of: UInt8(ascii: "=")) ?? end
+                let name = try decodeComponent(piece[start..<equals], offset: start)
+                let value = equals < end ? try decodeComponent(piece[(equals + 1)..<end], offset: equals + 1) : ""
+                parameters.append(QueryParameter(name: name, value: value))
+            }
+            start = end + 1
+        }
+        return parameters
+    }
+
+    /// §3 step 3: form semantics (`+` is a space), then `%XX`; the result must be UTF-8.
+    private static func decodeComponent(_ bytes: ArraySlice<UInt8>, offset: Int) throws(SigV4Error) -> String {
+        let decoded: [UInt8]
+        do {
+            decoded = try decodePath(bytes, plusIsSpace: true)
+        } catch .malformedPercentEncoding(let inner) {
+            throw .malformedPercentEncoding(offset: offset + inner)
+        }
+        try requireUTF8(decoded)
+        return String(decoding: decoded, as: UTF8.self)
+    }
+
+    /// §3 steps 4–6: UriEncode names and values (`/` encoded), sort by (name, value) comparing bytes, join
+    /// `k=v` with `&`. This exact string is also sent on the wire (§3 step 7).
+    public static func canonicalQuery(_ parameters: [QueryParameter]) -> String {
+        guard !parameters.isEmpty else { return "" }
+        var output: [UInt8] = []
+        appendCanonicalQuery(parameters, to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Byte-buffer form of `canonicalQuery`.
+    static func appendCanonicalQuery(_ parameters: [QueryParameter], to output: inout [UInt8]) {
+        var encoded: [(name: [UInt8], value: [UInt8])] = []
+        encoded.reserveCapacity(parameters.count)
+        for parameter in parameters {
+            var name: [UInt8] = []
+            var value: [UInt8] = []
+            append(parameter.name.utf8, keepingSlash: false, to: &name)
+            append(parameter.value.utf8, keepingSlash: false, to: &value)
+            encoded.append((name, value))
+        }
+        // §3 step 5: compare (key, value) pairs, not joined strings: `Param` < `Param-3`.
+        encoded.sort { left, right in
+            if left.name != right.name { return left.name.lexicographicallyPrecedes(right.name) }
+            return left.value.lexicographicallyPrecedes(right.value)
+        }
+        for (index, pair) in encoded.enumerated() {
+            if index > 0 { output.append(UInt8(ascii: "&")) }
+            output.append(contentsOf: pair.name)
+            output.append(UInt8(ascii: "="))
+            output.append(contentsOf: pair.value)
+        }
+    }
+}

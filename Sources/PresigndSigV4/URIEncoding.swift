@@ -1,0 +1,77 @@
+/// UriEncode and the S3 canonical URI (SIGV4-S3-RULES §2).
+///
+/// S3 rules: encode once, never normalize (`.`/`..`/`//`/trailing `/` kept), decode the client's path once
+/// and re-encode it so the wire path and the canonical URI are the same bytes (§2.3).
+public enum URIEncoding {
+    /// UriEncode (§2.1): keep `A–Z a–z 0–9 - _ . ~` (and `/` when `keepingSlash`), `%XY` upper-case for
+    /// every other byte. A space is `%20`, a `+` is `%2B`.
+    public static func encode(_ bytes: some Collection<UInt8>, keepingSlash: Bool) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count + bytes.count / 2)
+        append(bytes, keepingSlash: keepingSlash, to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// UriEncode into a byte buffer (the signer's hot path).
+    static func append(_ bytes: some Collection<UInt8>, keepingSlash: Bool, to output: inout [UInt8]) {
+        ByteTables.unreserved.withUnsafeBufferPointer { unreserved in
+            ByteTables.upperHex.withUnsafeBufferPointer { hex in
+                for byte in bytes {
+                    if unreserved[Int(byte)] || (keepingSlash && byte == UInt8(ascii: "/")) {
+                        output.append(byte)
+                    } else {
+                        output.append(UInt8(ascii: "%"))
+                        output.append(hex[Int(byte >> 4)])
+                        output.append(hex[Int(byte & 0x0F)])
+                    }
+                }
+            }
+        }
+    }
+
+    /// Percent-decodes once, as bytes (§2.3 step 1). Every byte other than `%XX` is kept; with
+    /// `plusIsSpace` a raw `+` becomes a space (§2.4 `plus_in_path_is_space`; §3 step 3 for queries).
+    /// - Throws: `.malformedPercentEncoding` for `%`, `%4`, `%zz`.
+    public static func decodePath(_ raw: some Collection<UInt8>, plusIsSpace: Bool = false) throws(SigV4Error)
+        -> [UInt8]
+    {
+        var output: [UInt8] = []
+        output.reserveCapacity(raw.count)
+        var offset = 0
+        var iterator = raw.makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%") {
+                guard let high = iterator.next(), let low = iterator.next() else {
+                    throw .malformedPercentEncoding(offset: offset)
+                }
+                let highValue = ByteTables.hexValue[Int(high)]
+                let lowValue = ByteTables.hexValue[Int(low)]
+                guard highValue != 0xFF, lowValue != 0xFF else { throw .malformedPercentEncoding(offset: offset) }
+                output.append(highValue << 4 | lowValue)
+                offset += 3
+            } else {
+                output.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+                offset += 1
+            }
+        }
+        return output
+    }
+
+    /// The canonical URI, which is also the wire path (§2.3): decode once, require UTF-8, UriEncode keeping
+    /// `/`. An empty path is `/` (§2.2). No dot-segment removal, no `//` merging (§2.2 "Do not normalize").
+    public static func canonicalPath(rawPath: some Collection<UInt8>, plusIsSpace: Bool = false)
+        throws(SigV4Error) -> String
+    {
+        let decoded = try decodePath(rawPath, plusIsSpace: plusIsSpace)
+        guard !decoded.isEmpty else { return "/" }
+        try requireUTF8(decoded)
+        return encode(decoded, keepingSlash: true)
+    }
+
+    /// Throws `.invalidUTF8` unless `bytes` are well-formed UTF-8 (no overlongs, no surrogates).
+    static func requireUTF8(_ bytes: [UInt8]) throws(SigV4Error) {
+        // Fast path: pure ASCII needs no validation.
+        if !bytes.contains(where: { $0 >= 0x80 }) { return }
+        guard String(validating: bytes, as: UTF8.self) != nil else { throw .invalidUTF8 }
+    }
+}

@@ -1,3 +1,0 @@
-import Testing
-
-@Test func placeholderSigV4() { #expect(Bool(true)) }

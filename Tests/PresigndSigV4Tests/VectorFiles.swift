@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+
+@testable import PresigndSigV4
+
+/// Locates and reads `shared/sigv4-vectors`: walks up from this file to the first ancestor that has a
+/// `shared/sigv4-vectors` folder (`<parent>/shared` sits next to `<parent>/<checkout>`).
+enum VectorFiles {
+    struct NotFound: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func root(filePath: String = #filePath) throws -> URL {
+        var directory = URL(fileURLWithPath: filePath).deletingLastPathComponent()
+        while directory.path != "/" {
+            let candidate = directory.appendingPathComponent("shared/sigv4-vectors")
+            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("README.md").path) {
+                return candidate
+            }
+            directory = directory.deletingLastPathComponent()
+        }
+        throw NotFound(description: "shared/sigv4-vectors not found in any ancestor of \(filePath)")
+    }
+
+    /// A file as UTF-8 with one trailing LF removed (vectors README "How a test should use them").
+    static func text(_ relativePath: String) throws -> String {
+        let data = try Data(contentsOf: try root().appendingPathComponent(relativePath))
+        var text = String(decoding: data, as: UTF8.self)
+        if text.hasSuffix("\n") { text.removeLast() }
+        return text
+    }
+
+    static func json(_ relativePath: String) throws -> [String: Any] {
+        let data = try Data(contentsOf: try root().appendingPathComponent(relativePath))
+        guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw NotFound(description: "\(relativePath) is not a JSON object")
+        }
+        return object
+    }
+}
+
+/// An unsigned request from `request.txt` / `.req`.
+struct VectorRequest {
+    var method: String
+    var rawPath: String
+    var rawQuery: String
+    var headers: [(name: String, value: String)]
+    var body: String
+
+    /// Method, target up to the last ` HTTP/1.1`, `Name:value` headers, obs-fold joined with one space,
+    /// a blank line, then the body.
+    init(_ text: String) throws {
+        var lines = text.components(separatedBy: "\n")
+        let requestLine = lines.removeFirst()
+        guard let space = requestLine.firstIndex(of: " "), let version = requestLine.range(of: " HTTP/1.1", options: .backwards)
+        else { throw VectorFiles.NotFound(description: "bad request line \(requestLine)") }
+        method = String(requestLine[..<space])
+        let target = String(requestLine[requestLine.index(after: space)..<version.lowerBound])
+        if let question = target.firstIndex(of: "?") {
+            rawPath = String(target[..<question])
+            rawQuery = String(target[target.index(after: question)...])
+        } else {
+            rawPath = target
+            rawQuery = ""
+        }
+        headers = []
+        body = ""
+        while !lines.isEmpty {
+            let line = lines.removeFirst()
+            if line.isEmpty {
+                body = lines.joined(separator: "\n")
+                break
+            }
+            if line.first == " " || line.first == "\t", !headers.isEmpty {
+                headers[headers.count - 1].value += " " + line
+                continue
+            }
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers.append((String(line[..<colon]), String(line[line.index(after: colon)...])))
+        }
+    }
+
+    var host: String { headers.first { $0.name.lowercased() == "host" }?.value ?? "" }
+
+    func signable() throws -> SignableRequest {
+        SignableRequest(
+            method: method, path: try URIEncoding.canonicalPath(rawPath: Array(rawPath.utf8)),
+            query: try URIEncoding.parseQuery(rawQuery: Array(rawQuery.utf8)), headers: headers)
+    }
+}
+
+extension String {
+    /// The value of the `Authorization:` line of a signed-request file.
+    func authorizationLine() -> String? {
+        for line in components(separatedBy: "\n") where line.hasPrefix("Authorization:") {
+            return String(line.dropFirst("Authorization:".count))
+        }
+        return nil
+    }
+}

@@ -1,0 +1,67 @@
+/// The byte classes of RFC 9110 §5.6 and RFC 9112 §2 the codec checks.
+enum ASCII {
+    static let cr = UInt8(ascii: "\r")
+    static let lf = UInt8(ascii: "\n")
+    static let space = UInt8(ascii: " ")
+    static let tab = UInt8(ascii: "\t")
+    static let colon = UInt8(ascii: ":")
+    static let semicolon = UInt8(ascii: ";")
+    static let comma = UInt8(ascii: ",")
+
+    @inline(__always) static func isDigit(_ b: UInt8) -> Bool { b &- UInt8(ascii: "0") < 10 }
+
+    @inline(__always) static func isAlpha(_ b: UInt8) -> Bool { (b | 0x20) &- UInt8(ascii: "a") < 26 }
+
+    /// SP / HTAB: optional whitespace (RFC 9110 §5.6.3).
+    @inline(__always) static func isWhitespace(_ b: UInt8) -> Bool { b == space || b == tab }
+
+    /// Visible ASCII, VCHAR (RFC 5234 B.1).
+    @inline(__always) static func isVisible(_ b: UInt8) -> Bool { b &- 0x21 < 0x5E }
+
+    /// tchar (RFC 9110 §5.6.2).
+    @inline(__always) static func isTokenChar(_ b: UInt8) -> Bool {
+        if isAlpha(b) || isDigit(b) { return true }
+        switch b {
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// The value of a hex digit, or nil (RFC 5234 HEXDIG, either case).
+    @inline(__always) static func hexValue(_ b: UInt8) -> Int? {
+        if isDigit(b) { return Int(b &- UInt8(ascii: "0")) }
+        let lower = b | 0x20
+        if lower &- UInt8(ascii: "a") < 6 { return Int(lower &- UInt8(ascii: "a")) + 10 }
+        return nil
+    }
+
+    /// Whether `bytes` equals `literal` ignoring ASCII case (`literal` must be lowercase).
+    static func equalsLowercase(_ bytes: some Sequence<UInt8>, _ literal: StaticString) -> Bool {
+        var iterator = bytes.makeIterator()
+        let matched = literal.withUTF8Buffer { expected -> Bool in
+            for e in expected {
+                guard let b = iterator.next(), lowercased(b) == e else { return false }
+            }
+            return true
+        }
+        return matched && iterator.next() == nil
+    }
+
+    /// Field names and coding tokens compare case-insensitively (RFC 9110 §5.1, §7.8).
+    static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8) { lowercased($0) == lowercased($1) }
+    }
+
+    @inline(__always) static func lowercased(_ b: UInt8) -> UInt8 {
+        b &- UInt8(ascii: "A") < 26 ? b | 0x20 : b
+    }
+
+    /// Builds a String from bytes already validated as ASCII or UTF-8.
+    @inline(__always) static func string(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+}

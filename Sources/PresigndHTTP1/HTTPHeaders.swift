@@ -1,0 +1,68 @@
+/// Header (or trailer) fields in order (RFC 9110 §5). Names keep the case they were received or added with;
+/// repeated names stay separate fields in their order, as a proxy must keep them (RFC 9110 §5.3); lookups
+/// compare names case-insensitively.
+public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+    public typealias Element = (name: String, value: String)
+
+    private var fields: [Element]
+
+    public init() { fields = [] }
+
+    public init(_ fields: [(String, String)]) {
+        self.fields = fields.map { (name: $0.0, value: $0.1) }
+    }
+
+    /// Allows repeated names: `["X-A": "1", "X-A": "2"]` holds two fields.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.init(elements)
+    }
+
+    public var count: Int { fields.count }
+    public var isEmpty: Bool { fields.isEmpty }
+
+    /// Appends a field, keeping any existing ones of the same name.
+    public mutating func add(name: String, value: String) {
+        fields.append((name: name, value: value))
+    }
+
+    /// Sets the first field named `name` to `value` and removes the others, or appends one.
+    public mutating func replaceOrAdd(name: String, value: String) {
+        guard let first = fields.firstIndex(where: { ASCII.equalsIgnoringCase($0.name, name) }) else {
+            return add(name: name, value: value)
+        }
+        fields[first].value = value
+        var index = fields.index(after: first)
+        while index < fields.endIndex {
+            if ASCII.equalsIgnoringCase(fields[index].name, name) {
+                fields.remove(at: index)
+            } else {
+                index += 1
+            }
+        }
+    }
+
+    /// Removes every field named `name`.
+    public mutating func remove(name: String) {
+        fields.removeAll { ASCII.equalsIgnoringCase($0.name, name) }
+    }
+
+    /// The value of the first field named `name`.
+    public subscript(name: String) -> String? {
+        fields.first { ASCII.equalsIgnoringCase($0.name, name) }?.value
+    }
+
+    /// The values of every field named `name`, in order, each as received (lists are not split).
+    public func values(_ name: String) -> [String] {
+        fields.compactMap { ASCII.equalsIgnoringCase($0.name, name) ? $0.value : nil }
+    }
+
+    public func contains(name: String) -> Bool {
+        fields.contains { ASCII.equalsIgnoringCase($0.name, name) }
+    }
+
+    public func makeIterator() -> IndexingIterator<[Element]> { fields.makeIterator() }
+
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
+    }
+}

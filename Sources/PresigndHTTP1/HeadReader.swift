@@ -1,0 +1,82 @@
+/// Finds the end of a message head (start line, field lines, empty line: RFC 9112 §2.1) in input arriving in any
+/// number of segments. It checks line endings and size limits byte by byte as they arrive, so a slow or hostile
+/// peer can neither make it buffer more than `maxHeaderBytes` nor rescan bytes it has already seen.
+///
+/// A head found whole in one segment is parsed in place; otherwise the segments are copied into `pending` and
+/// consumed, but never past the head's last byte (body bytes and pipelined messages stay with the caller).
+struct HeadReader: Sendable {
+    enum Step<Head> {
+        case needMore(consumed: Int)
+        case complete(Head, consumed: Int)
+    }
+
+    private var pending: [UInt8] = []
+    /// Bytes of this head seen so far, skipped leading empty lines included.
+    private var scanned = 0
+    /// Where the start line begins (after skipped empty lines), in scanned-byte coordinates.
+    private var headStart = 0
+    private var lineStart = 0
+    private var lineCount = 0
+    private var leadingEmptyLines = 0
+    private var afterCR = false
+
+    /// Whether no byte of a next head has been seen (the connection is between messages).
+    var isIdle: Bool { scanned == 0 }
+
+    /// Scans `input`; once the head is complete, hands its bytes (start line through the final CRLF) to `parse`.
+    mutating func read<Head>(
+        _ input: UnsafeBufferPointer<UInt8>,
+        limits: DecoderLimits,
+        startLineTooLong: HTTPParseError,
+        parse: (UnsafeBufferPointer<UInt8>) -> Result<Head, HTTPParseError>
+    ) throws(HTTPParseError) -> Step<Head> {
+        guard let end = try scan(input, limits: limits, startLineTooLong: startLineTooLong) else {
+            pending.append(contentsOf: input)
+            return .needMore(consumed: input.count)
+        }
+        let result: Result<Head, HTTPParseError>
+        if pending.isEmpty {
+            result = parse(UnsafeBufferPointer(rebasing: input[headStart..<end]))
+        } else {
+            pending.append(contentsOf: UnsafeBufferPointer(rebasing: input[..<end]))
+            let start = headStart
+            result = pending.withUnsafeBufferPointer { parse(UnsafeBufferPointer(rebasing: $0[start...])) }
+        }
+        self = HeadReader()
+        return .complete(try result.get(), consumed: end)
+    }
+
+    /// Returns the index in `input` just past the head's empty line, or nil when the head continues.
+    private mutating func scan(
+        _ input: UnsafeBufferPointer<UInt8>, limits: DecoderLimits, startLineTooLong: HTTPParseError
+    ) throws(HTTPParseError) -> Int? {
+        for index in 0..<input.count {
+            let byte = input[index]
+            let position = scanned + index
+            if position - headStart >= limits.maxHeaderBytes { throw .headerTooLarge }
+            if afterCR {
+                guard byte == ASCII.lf else { throw .bareCarriageReturn }  // RFC 9112 §2.2
+                afterCR = false
+                if position - 1 == lineStart {  // an empty line
+                    if lineCount > 0 { return index + 1 }
+                    // RFC 9112 §2.2: empty lines before the start line are ignored, a few at most.
+                    leadingEmptyLines += 1
+                    guard leadingEmptyLines <= DecoderLimits.maxLeadingEmptyLines else { throw .invalidRequestLine }
+                    headStart = position + 1
+                } else {
+                    lineCount += 1
+                    if lineCount - 1 > limits.maxHeaderCount { throw .tooManyHeaders }
+                }
+                lineStart = position + 1
+            } else if byte == ASCII.cr {
+                afterCR = true
+            } else if byte == ASCII.lf {
+                throw .bareLineFeed  // RFC 9112 §2.2 allows accepting it; we do not
+            } else if lineCount == 0, position - lineStart >= limits.maxRequestLineBytes {
+                throw startLineTooLong
+            }
+        }
+        scanned += input.count
+        return nil
+    }
+}

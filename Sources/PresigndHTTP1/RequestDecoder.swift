@@ -1,0 +1,98 @@
+/// Decodes requests from a client connection, one after another (keep-alive and pipelining, RFC 9112 §9.3),
+/// strictly per RFC 9112. See `DecoderOutput` for the contract with the caller's buffer.
+///
+/// Choices where the RFC leaves one: bare LF line endings are rejected (§2.2); up to four empty lines before a
+/// request line are skipped (§2.2); a 1.x version above 1.1 is read as 1.1 and other majors are 505 (RFC 9110
+/// §2.5); identical repeated Content-Length values are accepted and collapsed (RFC 9110 §8.6); the only transfer
+/// coding accepted is a lone `chunked` (others 501).
+public struct RequestDecoder: Sendable {
+    private enum State: Sendable {
+        case head
+        case body
+        case failed(HTTPParseError)
+    }
+
+    public let limits: DecoderLimits
+    private var state = State.head
+    private var reader = HeadReader()
+    private var bodyDecoder = BodyDecoder(.none)
+
+    /// How the current request's body is delimited; valid after `.head`.
+    public private(set) var framing = BodyFraming.none
+    /// The current request is HTTP/1.1 with `Expect: 100-continue` (RFC 9110 §10.1.1; ignored for HTTP/1.0).
+    public private(set) var expectsContinue = false
+    /// The connection may carry another request after this one (RFC 9112 §9.3).
+    public private(set) var isKeepAlive = true
+
+    public init(limits: DecoderLimits = .init()) {
+        self.limits = limits
+    }
+
+    /// Trailer fields of the current chunked request, complete at `.end`.
+    public var trailers: HTTPHeaders { bodyDecoder.trailers }
+
+    /// Whether the decoder is between requests with no byte of a next one seen: the connection may close cleanly.
+    public var isIdle: Bool {
+        if case .head = state { return reader.isIdle }
+        return false
+    }
+
+    /// Decodes from `input`, the first contiguous segment of the caller's buffer, which holds `available` bytes
+    /// in all. Reads only framing bytes and only from `input`; never consumes more than it reports.
+    public mutating func next(_ input: UnsafeRawBufferPointer, available: Int) throws(HTTPParseError)
+        -> DecoderOutput
+    {
+        precondition(available >= input.count, "available counts the whole buffer, input its first segment")
+        let bytes = input.assumingMemoryBound(to: UInt8.self)
+        do throws(HTTPParseError) {
+            switch state {
+            case .failed(let error):
+                throw error
+            case .head:
+                switch try reader.read(bytes, limits: limits, startLineTooLong: .requestLineTooLong, parse: parse) {
+                case .needMore(let consumed):
+                    return .needMore(consumed: consumed)
+                case .complete(let head, let consumed):
+                    try begin(head)
+                    return .head(head.head, consumed: consumed)
+                }
+            case .body:
+                let step = try bodyDecoder.next(bytes, available: available, limits: limits)
+                if case .end = step { state = .head }
+                return step.output
+            }
+        } catch {
+            state = .failed(error)
+            throw error
+        }
+    }
+
+    private mutating func begin(_ parsed: (head: RequestHead, framing: BodyFraming)) throws(HTTPParseError) {
+        framing = parsed.framing
+        bodyDecoder = BodyDecoder(parsed.framing)
+        let head = parsed.head
+        expectsContinue =
+            head.version == .http1_1
+            && head.headers.values("Expect").contains { ASCII.equalsLowercase($0.utf8, "100-continue") }
+        isKeepAlive = MessageFraming.isKeepAlive(head.headers, version: head.version)
+        state = .body
+    }
+
+    /// Parses a complete head and applies the request rules that need all fields (RFC 9112 §3.2, §6).
+    private func parse(_ bytes: UnsafeBufferPointer<UInt8>)
+        -> Result<(head: RequestHead, framing: BodyFraming), HTTPParseError>
+    {
+        Result { () throws(HTTPParseError) in
+            let lineEnd = FieldLineParser.lineEnd(bytes, from: 0) ?? bytes.count
+            let line = try RequestLineParser.parse(UnsafeBufferPointer(rebasing: bytes[..<lineEnd]))
+            var head = RequestHead(method: line.method, target: line.target, version: line.version)
+            head.headers = try FieldLineParser.parseFields(bytes, from: lineEnd + 2)
+            let hosts = head.headers.values("Host").count
+            if hosts > 1 { throw .multipleHost }
+            if hosts == 0, head.version == .http1_1 { throw .missingHost }
+            // RFC 9112 §6.3 (7): a request without Content-Length or Transfer-Encoding has no body.
+            let framing = try MessageFraming.bodyFraming(&head.headers, version: head.version) ?? .none
+            return (head, framing)
+        }
+    }
+}

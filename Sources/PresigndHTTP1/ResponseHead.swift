@@ -1,0 +1,21 @@
+/// A status line and its header fields (RFC 9112 §4), as decoded or to be encoded.
+public struct ResponseHead: Sendable, Equatable {
+    /// HTTP/1.0 or HTTP/1.1 (a received 1.x above 1.1 is reported as 1.1).
+    public var version: HTTPVersion
+    /// The three-digit status code, 100...599.
+    public var status: Int
+    /// The reason phrase as received; may be empty (RFC 9112 §4: clients ignore it).
+    public var reason: String
+    /// Header fields in received order. Repeated identical `Content-Length` fields are collapsed into one.
+    public var headers: HTTPHeaders
+
+    public init(version: HTTPVersion = .http1_1, status: Int, reason: String? = nil, headers: HTTPHeaders = .init()) {
+        self.version = version
+        self.status = status
+        self.reason = reason ?? HTTPEncoder.reasonPhrase(for: status)
+        self.headers = headers
+    }
+
+    /// A 1xx response: interim, followed by the final response to the same request (RFC 9110 §15.2).
+    public var isInterim: Bool { (100..<200).contains(status) }
+}

@@ -1,0 +1,52 @@
+/// The `[server]` table: listeners, access control, limits and logging. Every key is optional.
+public struct ServerConfig: Sendable, Hashable {
+    /// `log_format`.
+    public enum LogFormat: String, Sendable, Hashable, CaseIterable {
+        case logfmt
+        case json
+    }
+
+    /// `log_level`: the least severe level logged.
+    public enum LogLevel: String, Sendable, Hashable, CaseIterable {
+        case debug, info, warning, error
+    }
+
+    /// `listen`: one address or an array. Default `["127.0.0.1:8080"]`. Non-loopback TCP needs `allowRemote`.
+    public var listen: [ListenAddress] = [.tcp(host: "127.0.0.1", port: 8080)]
+    /// `admin_listen`: `/healthz`, `/readyz`, `/metrics`, presign API. Default `127.0.0.1:9180`; `""` turns it off.
+    public var adminListen: ListenAddress? = .tcp(host: "127.0.0.1", port: 9180)
+    /// `workers`: event-loop threads; 0 (default) means one per core.
+    public var workers: Int = 0
+    /// `allow_remote`: permits non-loopback listen addresses. Default false: whoever reaches presignd uses its keys.
+    public var allowRemote: Bool = false
+    /// `allowed_clients`: client address ranges accepted; empty (default) accepts whoever can connect.
+    public var allowedClients: [CIDR] = []
+    /// `unix_socket_mode`: permission bits of unix socket listeners, written as a string `"0660"` (default).
+    public var unixSocketMode: UInt32 = 0o660
+    /// `unix_socket_owner`: user to chown unix sockets to; nil keeps the process user.
+    public var unixSocketOwner: String? = nil
+    /// `unix_socket_group`: group to chown unix sockets to; nil keeps the process group.
+    public var unixSocketGroup: String? = nil
+    /// `[server.limits]`.
+    public var limits = Limits()
+    /// `shutdown_timeout`: how long SIGTERM waits for in-flight requests. Default 30 s.
+    public var shutdownTimeout: ConfigDuration = .seconds(30)
+    /// `log_format`. Default logfmt.
+    public var logFormat: LogFormat = .logfmt
+    /// `log_level`. Default info.
+    public var logLevel: LogLevel = .info
+    /// `access_log`: one line per request. Default true.
+    public var accessLog: Bool = true
+    /// `spool_directory`: where bodies that must be buffered (e.g. aws-chunked unwrapping without a decoded
+    /// length) are spooled. Default `/var/tmp`.
+    public var spoolDirectory: String = "/var/tmp"
+    /// `max_spool_size`: largest body spooled to disk. Default 5 GiB.
+    public var maxSpoolSize: Int = 5 * ByteSize.gibibyte
+    /// `admin_token_file`: file holding the bearer token the admin presign API requires; nil leaves it open to
+    /// whoever reaches `admin_listen`.
+    public var adminTokenFile: String? = nil
+    /// `cors_allowed_origins`: origins (`"https://app.example"` or `"*"`) answered with CORS headers. Default none.
+    public var corsAllowedOrigins: [String] = []
+
+    public init() {}
+}

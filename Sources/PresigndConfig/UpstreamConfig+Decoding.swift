@@ -1,0 +1,126 @@
+/// Reading one `[upstream.NAME]`: provider rules, endpoint construction, TLS, timeouts and credentials.
+extension UpstreamConfig {
+    static let keys =
+        [
+            "provider", "account_id", "jurisdiction", "endpoint", "region", "ca_file", "verify_tls",
+            "connect_timeout", "first_byte_timeout", "idle_timeout", "max_idle_connections", "aws_chunked",
+        ] + CredentialResolver.keys
+
+    /// R2 jurisdictions and their endpoint host infix.
+    static let r2Jurisdictions = ["eu", "fedramp"]
+
+    /// Nil when the table has errors (reported to the reader's diagnostics).
+    static func decode(
+        name: String, reader: TableReader, environment: [String: String], configPath: String
+    ) -> UpstreamConfig? {
+        let diagnostics = reader.diagnostics
+        let errorsBefore = diagnostics.errorCount
+        defer { reader.reportUnknownKeys() }
+        let provider = reader.choice("provider", as: Provider.self)
+        if provider == nil && !reader.contains("provider") {
+            diagnostics.error(
+                "[upstream.\(name)] needs provider = \"r2\", \"s3\" or \"custom\"", at: reader.table.position)
+        }
+        let endpoint = decodeEndpoint(provider: provider, reader: reader)
+        var region = reader.string("region")?.value ?? (provider == .r2 ? "auto" : "us-east-1")
+        if let text = reader.string("region"), !isRegion(text.value) {
+            diagnostics.error("invalid region '\(text.value)'; expected e.g. \"us-east-1\" or \"auto\"", at: text.position)
+            region = "us-east-1"
+        }
+        let credentials = CredentialResolver(
+            reader: reader, upstreamName: name, environment: environment, configPath: configPath
+        ).resolve()
+        guard let provider, let credentials,
+            let endpoint = endpoint ?? (provider == .s3 ? Endpoint(scheme: .https, host: "s3.\(region).amazonaws.com") : nil)
+        else { return nil }
+        var upstream = UpstreamConfig(
+            name: name, provider: provider, endpoint: endpoint, region: region, credentials: credentials)
+        if endpoint.scheme == .http, let written = reader.value("endpoint") {
+            diagnostics.warning(
+                "endpoint of upstream '\(name)' uses http://: requests travel unencrypted (use only for local test "
+                    + "servers)", at: written.position)
+        }
+        if let file = reader.string("ca_file") {
+            let path = FileReader.resolve(file.value, relativeTo: configPath)
+            if let problem = FileReader.readabilityProblem(path) {
+                diagnostics.error("cannot read ca_file '\(file.value)': \(problem.reason)", at: file.position)
+            }
+            upstream.caFile = path
+        }
+        if let verify = reader.boolean("verify_tls") {
+            upstream.verifyTLS = verify
+            if !verify {
+                diagnostics.warning(
+                    "verify_tls = false: upstream '\(name)' certificates are not checked; anyone on the path can "
+                        + "read and change traffic", at: reader.keyPosition("verify_tls"))
+            }
+        }
+        let timeouts = ConfigDuration(milliseconds: 1)...ConfigDuration.days(1)
+        if let value = reader.duration("connect_timeout", in: timeouts) { upstream.connectTimeout = value }
+        if let value = reader.duration("first_byte_timeout", in: timeouts) { upstream.firstByteTimeout = value }
+        if let value = reader.duration("idle_timeout", in: timeouts) { upstream.idleTimeout = value }
+        if let value = reader.integer("max_idle_connections", in: 0...100_000) { upstream.maxIdleConnections = value }
+        if let value = reader.choice("aws_chunked", as: AWSChunkedMode.self) { upstream.awsChunked = value }
+        return diagnostics.errorCount == errorsBefore ? upstream : nil
+    }
+
+    /// R2: from `account_id` and `jurisdiction` (an `endpoint` is an error: use `custom` for that). S3: `endpoint`
+    /// or nil for the regional default. Custom: `endpoint`, required.
+    private static func decodeEndpoint(provider: Provider?, reader: TableReader) -> Endpoint? {
+        let diagnostics = reader.diagnostics
+        let written = reader.string("endpoint")
+        if provider != .r2 {
+            for key in ["account_id", "jurisdiction"] where reader.contains(key) {
+                diagnostics.error("\(key) is only for provider = \"r2\"", at: reader.keyPosition(key))
+            }
+        }
+        switch provider {
+        case .r2?:
+            if reader.contains("endpoint") {
+                diagnostics.error(
+                    "endpoint is derived from account_id for provider = \"r2\"; use provider = \"custom\" to set it",
+                    at: reader.keyPosition("endpoint"))
+            }
+            guard let account = reader.string("account_id") else {
+                if !reader.contains("account_id") {
+                    diagnostics.error("provider = \"r2\" needs account_id", at: reader.table.position)
+                }
+                return nil
+            }
+            let id = account.value.lowercased()
+            guard id.utf8.count == 32, id.allSatisfy({ $0.isHexDigit }) else {
+                diagnostics.error("account_id must be 32 hexadecimal characters", at: account.position)
+                return nil
+            }
+            var host = "\(id).r2.cloudflarestorage.com"
+            if let jurisdiction = reader.string("jurisdiction") {
+                guard r2Jurisdictions.contains(jurisdiction.value) else {
+                    diagnostics.error(
+                        "invalid jurisdiction '\(jurisdiction.value)'; expected one of: eu, fedramp",
+                        at: jurisdiction.position)
+                    return nil
+                }
+                host = "\(id).\(jurisdiction.value).r2.cloudflarestorage.com"
+            }
+            return Endpoint(scheme: .https, host: host)
+        case .custom?:
+            if written == nil && !reader.contains("endpoint") {
+                diagnostics.error("provider = \"custom\" needs endpoint", at: reader.table.position)
+            }
+            fallthrough
+        default:
+            guard let written else { return nil }
+            switch Endpoint.parse(written.value) {
+            case .success(let endpoint):
+                return endpoint
+            case .failure(let error):
+                diagnostics.error("invalid endpoint '\(written.value)': \(error.reason)", at: written.position)
+                return nil
+            }
+        }
+    }
+
+    private static func isRegion(_ text: String) -> Bool {
+        !text.isEmpty && text.count <= 64 && text.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }
+    }
+}

@@ -1,0 +1,63 @@
+/// One `[upstream.NAME]` table: where signed requests go and with which keys. Requests are path-style
+/// (`https://endpoint/bucket/key`).
+public struct UpstreamConfig: Sendable, Hashable {
+    /// `provider`: decides the default endpoint and region.
+    public enum Provider: String, Sendable, Hashable, CaseIterable {
+        /// Cloudflare R2: endpoint from `account_id` (and `jurisdiction`), region `auto`.
+        case r2
+        /// AWS S3: endpoint `https://s3.REGION.amazonaws.com` unless `endpoint` is set.
+        case s3
+        /// Anything S3-compatible (MinIO, Ceph, test servers): `endpoint` required.
+        case custom
+    }
+
+    /// `aws_chunked`: what to do with client bodies in `aws-chunked` encoding.
+    public enum AWSChunkedMode: String, Sendable, Hashable, CaseIterable {
+        /// `unwrap` for R2 (which rejects streaming payloads), `forward` otherwise.
+        case auto
+        /// Pass the encoding through, re-signed.
+        case forward
+        /// Decode the chunks and send a plain body.
+        case unwrap
+    }
+
+    /// The table name: `NAME` in `[upstream.NAME]`.
+    public var name: String
+    public var provider: Provider
+    /// Built from `account_id`/`jurisdiction` for R2, from `region` for S3, from `endpoint` otherwise.
+    public var endpoint: Endpoint
+    /// `region`: `auto` for R2, default `us-east-1` for S3 and custom.
+    public var region: String
+    /// `ca_file`: PEM bundle to verify the upstream with instead of the system store.
+    public var caFile: String? = nil
+    /// `verify_tls`: verify the certificate and host name. Default true; false only with a loud warning.
+    public var verifyTLS: Bool = true
+    public var credentials: UpstreamCredentials
+    /// `connect_timeout`: TCP and TLS handshake. Default 5 s.
+    public var connectTimeout: ConfigDuration = .seconds(5)
+    /// `first_byte_timeout`: from the request sent to the response head. Default 60 s.
+    public var firstByteTimeout: ConfigDuration = .seconds(60)
+    /// `idle_timeout`: how long a pooled keep-alive connection is kept. Default 60 s.
+    public var idleTimeout: ConfigDuration = .seconds(60)
+    /// `max_idle_connections`: pooled idle connections per worker. Default 32.
+    public var maxIdleConnections: Int = 32
+    /// `aws_chunked`. Default auto.
+    public var awsChunked: AWSChunkedMode = .auto
+
+    public init(name: String, provider: Provider, endpoint: Endpoint, region: String, credentials: UpstreamCredentials) {
+        self.name = name
+        self.provider = provider
+        self.endpoint = endpoint
+        self.region = region
+        self.credentials = credentials
+    }
+
+    /// Whether `aws-chunked` client bodies are forwarded as-is (after resolving `auto`).
+    public var forwardsAWSChunked: Bool {
+        switch awsChunked {
+        case .auto: provider != .r2
+        case .forward: true
+        case .unwrap: false
+        }
+    }
+}

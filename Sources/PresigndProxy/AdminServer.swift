@@ -1,0 +1,146 @@
+import CLibevent
+import PresigndHTTP1
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The admin listener on the main thread: `/healthz`, `/readyz`, `/metrics`. One request per
+/// connection (answers carry `Connection: close`); tiny, so it never competes with the workers.
+final class AdminServer {
+    private let loop: EventLoop
+    private unowned let daemon: Daemon
+    private let logger: Logger
+    private var listener: OpaquePointer?
+    private var connections: [ObjectIdentifier: AdminConnection] = [:]
+
+    init(loop: EventLoop, socket: ListenSocket, daemon: Daemon, logger: Logger) throws(StartupError) {
+        self.loop = loop
+        self.daemon = daemon
+        self.logger = logger
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        listener = evconnlistener_new(
+            loop.base,
+            { _, fd, _, _, context in
+                guard let context else { return }
+                Unmanaged<AdminServer>.fromOpaque(context).takeUnretainedValue().accept(fd)
+            }, context, LEV_OPT_CLOSE_ON_FREE, -1, socket.fd)
+        guard listener != nil else { throw .eventLoop("evconnlistener_new failed for the admin listener") }
+    }
+
+    private func accept(_ fd: Int32) {
+        guard let bev = bufferevent_socket_new(loop.base, fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
+            Glibc.close(fd)
+            return
+        }
+        let connection = AdminConnection(bev: bev, server: self)
+        connections[ObjectIdentifier(connection)] = connection
+    }
+
+    fileprivate func finished(_ connection: AdminConnection) {
+        connections.removeValue(forKey: ObjectIdentifier(connection))
+    }
+
+    func close() {
+        if let listener { evconnlistener_free(listener) }
+        listener = nil
+    }
+
+    /// Status, content type and body for an admin request.
+    fileprivate func respond(to head: RequestHead) -> (Int, String, [UInt8]) {
+        let path = head.target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.target
+        guard head.method == "GET" || head.method == "HEAD" else {
+            return (405, "text/plain", Array("method not allowed\n".utf8))
+        }
+        switch path {
+        case "/healthz":
+            return (200, "text/plain", Array("ok\n".utf8))
+        case "/readyz":
+            let ready = daemon.health.snapshot().isReady && !daemon.isDraining
+            return ready ? (200, "text/plain", Array("ready\n".utf8)) : (503, "text/plain", Array("not ready\n".utf8))
+        case "/metrics":
+            let text = MetricsText.render(workers: daemon.metricSnapshots(), health: daemon.health.snapshot())
+            return (200, "text/plain; version=0.0.4", Array(text.utf8))
+        default:
+            return (404, "text/plain", Array("not found\n".utf8))
+        }
+    }
+}
+
+/// One admin request/response.
+private final class AdminConnection {
+    let bev: OpaquePointer
+    unowned let server: AdminServer
+    var decoder = RequestDecoder()
+    var answered = false
+
+    init(bev: OpaquePointer, server: AdminServer) {
+        self.bev = bev
+        self.server = server
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        bufferevent_setcb(
+            bev,
+            { _, context in
+                guard let context else { return }
+                Unmanaged<AdminConnection>.fromOpaque(context).takeUnretainedValue().readable()
+            },
+            { _, context in
+                guard let context else { return }
+                Unmanaged<AdminConnection>.fromOpaque(context).takeUnretainedValue().drained()
+            },
+            { _, _, context in
+                guard let context else { return }
+                Unmanaged<AdminConnection>.fromOpaque(context).takeUnretainedValue().finish()
+            }, context)
+        var timeout = timeValue(milliseconds: 10_000)
+        bufferevent_set_timeouts(bev, &timeout, &timeout)
+        bufferevent_setwatermark(bev, Int16(EV_WRITE), 0, 0)
+        bufferevent_enable(bev, Int16(EV_READ | EV_WRITE))
+    }
+
+    func readable() {
+        guard !answered else { return }
+        let input = bufferevent_get_input(bev)!
+        while EvBuffer.length(input) > 0 {
+            let output: DecoderOutput
+            do {
+                output = try EvBuffer.withFirstSegment(input) { segment, available throws(HTTPParseError) in
+                    try decoder.next(segment, available: available)
+                }
+            } catch {
+                write(status: error.status, contentType: "text/plain", body: Array("bad request\n".utf8), isHead: false)
+                return
+            }
+            switch output {
+            case .needMore(let consumed):
+                EvBuffer.drain(input, consumed)
+                if consumed == 0 { return }
+            case .head(let head, let consumed):
+                EvBuffer.drain(input, consumed)
+                let (status, type, body) = server.respond(to: head)
+                write(status: status, contentType: type, body: body, isHead: head.method == "HEAD")
+                return
+            default:
+                return
+            }
+        }
+    }
+
+    private func write(status: Int, contentType: String, body: [UInt8], isHead: Bool) {
+        answered = true
+        bufferevent_disable(bev, Int16(EV_READ))
+        var bytes = Array("HTTP/1.1 \(status) \(HTTPEncoder.reasonPhrase(for: status))\r\n".utf8)
+        bytes += Array("Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8)
+        if !isHead { bytes += body }
+        EvBuffer.add(bufferevent_get_output(bev)!, bytes)
+    }
+
+    func drained() {
+        if answered && EvBuffer.length(bufferevent_get_output(bev)!) == 0 { finish() }
+    }
+
+    func finish() {
+        bufferevent_free(bev)
+        server.finished(self)
+    }
+}

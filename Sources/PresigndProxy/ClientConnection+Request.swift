@@ -1,0 +1,208 @@
+import CLibevent
+import PresigndHTTP1
+import PresigndSigV4
+
+/// The request side: decode client bytes, route, check policy, sign, forward the body.
+extension ClientConnection {
+    /// Drives the request decoder over whatever the client has sent, as far as the state allows.
+    func processClientInput() {
+        // Re-entrant calls (a local answer ending a cycle) leave the work to the running loop.
+        guard !isProcessingInput else { return }
+        isProcessingInput = true
+        defer { isProcessingInput = false }
+        while !isClosed && !isFlushingToClose {
+            switch requestPhase {
+            case .done:
+                // One exchange at a time: pipelined bytes wait in the input buffer.
+                pauseClientReading()
+                return
+            case .head:
+                guard exchange == nil else {
+                    pauseClientReading()
+                    return
+                }
+                if EvBuffer.length(input) == 0 { return }
+                let now = worker.loop.nowMilliseconds()
+                if headStartedAt == nil {
+                    headStartedAt = now
+                    setReadTimeout(settings.limits.headerTimeoutMilliseconds)
+                } else if let started = headStartedAt, now - started > settings.limits.headerTimeoutMilliseconds {
+                    respondLocally(error: .requestTimeout, method: "GET", resource: "", closing: true)
+                    return
+                }
+            case .body:
+                if let upstream = exchange?.upstream, EvBuffer.length(upstream.output) > settings.highWatermark {
+                    clientReadPaused = true
+                    pauseClientReading()
+                    return
+                }
+                // No early return on an empty buffer: a finished body still owes its `.end`.
+            }
+            let output: DecoderOutput
+            do {
+                output = try EvBuffer.withFirstSegment(input) { segment, available throws(HTTPParseError) in
+                    try decoder.next(segment, available: available)
+                }
+            } catch {
+                rejectMalformed(error)
+                return
+            }
+            switch output {
+            case .needMore(let consumed):
+                EvBuffer.drain(input, consumed)
+                if consumed == 0 { return }
+            case .head(let head, let consumed):
+                EvBuffer.drain(input, consumed)
+                headStartedAt = nil
+                startExchange(head)
+            case .body(let skip, let count):
+                EvBuffer.drain(input, skip)
+                forwardRequestBody(count: count)
+                if skip == 0 && count == 0 { return }
+            case .end(let consumed):
+                EvBuffer.drain(input, consumed)
+                finishRequestBody()
+            }
+        }
+    }
+
+    private func forwardRequestBody(count: Int) {
+        guard count > 0 else { return }
+        guard let exchange, let upstream = exchange.upstream else {
+            // The exchange already failed: the body is read and dropped so the connection stays in sync.
+            EvBuffer.drain(input, count)
+            return
+        }
+        exchange.requestBodyBytes += count
+        if exchange.sendsChunkedBody {
+            EvBuffer.addChunkHeader(upstream.output, size: count)
+            EvBuffer.move(from: input, to: upstream.output, count: count)
+            EvBuffer.add(upstream.output, "\r\n")
+        } else {
+            EvBuffer.move(from: input, to: upstream.output, count: count)
+        }
+    }
+
+    private func finishRequestBody() {
+        requestPhase = .done
+        setReadTimeout(settings.limits.idleTimeoutMilliseconds)
+        if let exchange, let upstream = exchange.upstream, exchange.sendsChunkedBody {
+            EvBuffer.add(upstream.output, "0\r\n\r\n")
+        }
+        pauseClientReading()
+        if exchange == nil {
+            // The response was already sent (an early local error): carry on with the next request.
+            requestCycleEnded()
+        }
+    }
+
+    /// A head arrived: answer locally or start forwarding.
+    private func startExchange(_ head: RequestHead) {
+        requestPhase = decoder.framing == .none ? .done : .body
+        let isHTTP10 = head.version.minor == 0
+        let keepAlive = decoder.isKeepAlive && !worker.isDraining
+        if !keepAlive { closeAfterResponse = true }
+        switch RequestRewriter.prepare(head: head, framing: decoder.framing, settings: settings) {
+        case .failure(let error):
+            respondLocally(error: error, method: head.method, resource: RequestRewriter.resource(of: head.target),
+                closing: requestPhase != .done, isHTTP10: isHTTP10)
+        case .success(.serviceRoot):
+            respondServiceRoot(method: head.method, isHTTP10: isHTTP10)
+        case .success(.forward(let plan)):
+            forward(plan, head: head, isHTTP10: isHTTP10, keepAlive: keepAlive)
+        }
+        if requestPhase == .done { pauseClientReading() }
+    }
+
+    private func forward(_ plan: ForwardPlan, head: RequestHead, isHTTP10: Bool, keepAlive: Bool) {
+        guard let signer = worker.signer(for: plan.upstreamIndex) else {
+            respondLocally(error: .internalError("signer unavailable"), method: head.method, resource: plan.logPath,
+                closing: requestPhase != .done, isHTTP10: isHTTP10)
+            return
+        }
+        let signed: SignedRequest
+        do {
+            signed = try signer.sign(plan.request, payload: plan.payload, date: AmzDate.now())
+        } catch {
+            worker.metrics.signingFailed()
+            respondLocally(error: .badRequest("\(error)"), method: head.method, resource: plan.logPath,
+                closing: requestPhase != .done, isHTTP10: isHTTP10)
+            return
+        }
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity(1024)
+        encoded.append(contentsOf: signed.method.utf8)
+        encoded.append(32)
+        encoded.append(contentsOf: signed.target.utf8)
+        encoded.append(contentsOf: " HTTP/1.1\r\n".utf8)
+        for (name, value) in signed.headers {
+            encoded.append(contentsOf: name.utf8)
+            encoded.append(contentsOf: ": ".utf8)
+            encoded.append(contentsOf: value.utf8)
+            encoded.append(contentsOf: "\r\n".utf8)
+        }
+        if plan.sendsChunkedBody { encoded.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8) }
+        encoded.append(contentsOf: "\r\n".utf8)
+        let exchange = Exchange(
+            requestID: worker.nextRequestID(), method: head.method, logPath: plan.logPath, bucket: plan.bucket,
+            upstreamIndex: plan.upstreamIndex, startedAt: worker.loop.nowMilliseconds(), encodedHead: encoded,
+            sendsChunkedBody: plan.sendsChunkedBody, requestHasBody: decoder.framing != .none,
+            clientKeepAlive: keepAlive, clientIsHTTP10: isHTTP10)
+        self.exchange = exchange
+        responsePhase = .head
+        worker.exchangeStarted(exchange)
+        if decoder.expectsContinue && requestPhase == .body {
+            // R2 never sends 100 Continue: presignd answers it (DESIGN §2).
+            EvBuffer.add(output, "HTTP/1.1 100 Continue\r\n\r\n")
+        }
+        attachUpstream(fresh: false)
+    }
+
+    /// Connects (or takes a pooled connection) and sends the signed head.
+    func attachUpstream(fresh: Bool) {
+        guard let exchange else { return }
+        let index = exchange.upstreamIndex
+        let pool = worker.pool(for: index)
+        var connection = fresh ? nil : pool.take()
+        if connection == nil {
+            do {
+                connection = try UpstreamConnection(
+                    loop: worker.loop, target: settings.upstreams[index], upstreamIndex: index,
+                    sessions: pool.sessions, lowWatermark: settings.lowWatermark)
+                pool.noteCreated()
+            } catch {
+                failBeforeResponse(error)
+                return
+            }
+        }
+        guard let connection else { return }
+        let target = settings.upstreams[index]
+        connection.setTimeouts(
+            readMilliseconds: target.firstByteTimeoutMilliseconds,
+            writeMilliseconds: connection.isConnected
+                ? settings.limits.bodyIdleTimeoutMilliseconds : target.connectTimeoutMilliseconds)
+        connection.delegate = self
+        connection.enableReading()
+        exchange.upstream = connection
+        EvBuffer.add(connection.output, exchange.encodedHead)
+        if requestPhase == .body { resumeClientReading() }
+    }
+
+    private func rejectMalformed(_ error: HTTPParseError) {
+        let proxyError: ProxyError
+        switch error.status {
+        case 414: proxyError = .requestLineTooLong
+        case 431: proxyError = .headersTooLarge
+        case 501: proxyError = .notImplemented("\(error)")
+        default: proxyError = .badRequest("\(error)")
+        }
+        if exchange != nil && responsePhase == .body {
+            close()  // mid-response: nothing can be answered any more
+            return
+        }
+        exchange?.upstream?.free()
+        if let exchange { worker.exchangeEnded(exchange, completed: false) }
+        exchange = nil
+        respondLocally(error: proxyError, method: "GET", resource: "", closing: true)
+    }
+}

@@ -1,0 +1,207 @@
+import CLibevent
+import PresigndHTTP1
+
+/// The response side: decode the upstream's bytes and stream them to the client.
+extension ClientConnection: UpstreamConnectionDelegate {
+    /// Response headers that describe one hop only; presignd frames its own (RFC 9110 §7.6.1).
+    static let hopByHopResponseHeaders: Set<String> = [
+        "connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection",
+        "proxy-authenticate",
+    ]
+
+    func upstreamReadable(_ connection: UpstreamConnection) {
+        processUpstreamInput()
+    }
+
+    func upstreamDrained(_ connection: UpstreamConnection) {
+        if clientReadPaused {
+            clientReadPaused = false
+            resumeClientReading()
+            processClientInput()
+        }
+    }
+
+    func upstreamEnded(_ connection: UpstreamConnection, _ failure: UpstreamFailure) {
+        guard let exchange, exchange.upstream === connection else {
+            connection.free()
+            return
+        }
+        // Bytes may still sit in the input buffer (EOF arrives with the last read).
+        processUpstreamInput()
+        guard self.exchange === exchange, !isClosed else { return }
+        if responsePhase == .body, failure == .closed, exchange.responseDecoder.finishOnClose() {
+            completeResponse()
+            return
+        }
+        connection.free()
+        exchange.upstream = nil
+        if exchange.isRetryableAfter(connection) {
+            exchange.hasRetried = true
+            worker.logger.debug("Retrying on a fresh upstream connection", metadata: ["request.id": exchange.requestID])
+            attachUpstream(fresh: true)
+            return
+        }
+        guard !exchange.receivedResponseByte || responsePhase == .head else {
+            close()  // mid-body: abort, never a silently truncated "complete" body
+            return
+        }
+        let error: ProxyError
+        switch failure {
+        case .dns(let reason): error = .upstreamDNS(reason)
+        case .connect(let reason): error = .upstreamConnect(reason)
+        case .tls(let reason): error = .upstreamTLS(reason)
+        case .timeout: error = .upstreamTimeout
+        case .closed: error = .upstreamProtocol("the connection closed before a complete response")
+        }
+        worker.logger.warning(
+            "Upstream failed",
+            metadata: [
+                "request.id": exchange.requestID, "upstream": settings.upstreams[exchange.upstreamIndex].name,
+                "error": error.statusAndCode.code, "reason": error.message,
+            ])
+        failBeforeResponse(error)
+    }
+
+    /// Answers an error for the current exchange before any response byte went to the client.
+    func failBeforeResponse(_ error: ProxyError) {
+        guard let exchange else { return }
+        exchange.upstream?.free()
+        exchange.upstream = nil
+        exchange.responseStatus = error.statusAndCode.status
+        worker.exchangeEnded(exchange, completed: false)
+        self.exchange = nil
+        responsePhase = .none
+        respondLocally(
+            error: error, method: exchange.method, resource: exchange.logPath,
+            closing: requestPhase != .done || closeAfterResponse, isHTTP10: exchange.clientIsHTTP10,
+            requestID: exchange.requestID)
+    }
+
+    func processUpstreamInput() {
+        while let exchange, let upstream = exchange.upstream, !isClosed {
+            if EvBuffer.length(output) > settings.highWatermark {
+                upstreamReadPaused = true
+                upstream.disableReading()
+                return
+            }
+            // Decoded even when empty: a finished body still owes its `.end`.
+            let input = upstream.input
+            let decoded: ResponseDecoderOutput
+            do {
+                decoded = try EvBuffer.withFirstSegment(input) { segment, available throws(HTTPParseError) in
+                    try exchange.responseDecoder.next(segment, available: available, requestMethod: exchange.method)
+                }
+            } catch {
+                if exchange.receivedResponseByte && responsePhase == .body {
+                    close()
+                } else {
+                    failBeforeResponse(.upstreamProtocol("\(error)"))
+                }
+                return
+            }
+            exchange.receivedResponseByte = true
+            switch decoded {
+            case .needMore(let consumed):
+                EvBuffer.drain(input, consumed)
+                if consumed == 0 { return }
+            case .head(let head, let consumed):
+                EvBuffer.drain(input, consumed)
+                if head.status >= 100 && head.status < 200 { continue }  // interim: already answered locally
+                writeResponseHead(head, exchange: exchange)
+            case .body(let skip, let count):
+                EvBuffer.drain(input, skip)
+                if count > 0 {
+                    exchange.responseBodyBytes += count
+                    if exchange.responseChunkedToClient {
+                        EvBuffer.addChunkHeader(output, size: count)
+                        EvBuffer.move(from: input, to: output, count: count)
+                        EvBuffer.add(output, "\r\n")
+                    } else {
+                        EvBuffer.move(from: input, to: output, count: count)
+                    }
+                } else if skip == 0 {
+                    return
+                }
+            case .end(let consumed):
+                EvBuffer.drain(input, consumed)
+                completeResponse()
+                return
+            }
+        }
+    }
+
+    private func writeResponseHead(_ head: ResponseHead, exchange: Exchange) {
+        responsePhase = .body
+        exchange.responseStatus = head.status
+        let framing = exchange.responseDecoder.framing
+        let bodyless = exchange.method == "HEAD" || head.status == 204 || head.status == 304
+        var rechunk = false
+        if !bodyless && (framing == .chunked || framing == .untilClose) {
+            if exchange.clientIsHTTP10 { closeAfterResponse = true } else { rechunk = true }
+        }
+        if requestPhase != .done { closeAfterResponse = true }
+        exchange.responseChunkedToClient = rechunk
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(1024)
+        bytes.append(contentsOf: "HTTP/1.1 \(head.status) \(head.reason)\r\n".utf8)
+        for (name, value) in head.headers where !Self.hopByHopResponseHeaders.contains(name.lowercased()) {
+            bytes.append(contentsOf: name.utf8)
+            bytes.append(contentsOf: ": ".utf8)
+            bytes.append(contentsOf: value.utf8)
+            bytes.append(contentsOf: "\r\n".utf8)
+        }
+        if rechunk { bytes.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8) }
+        if closeAfterResponse {
+            bytes.append(contentsOf: "Connection: close\r\n".utf8)
+        } else if exchange.clientIsHTTP10 {
+            bytes.append(contentsOf: "Connection: keep-alive\r\n".utf8)
+        }
+        bytes.append(contentsOf: "\r\n".utf8)
+        EvBuffer.add(output, bytes)
+    }
+
+    /// The upstream's response is complete: pool or close the upstream, then the client's next step.
+    private func completeResponse() {
+        guard let exchange else { return }
+        if exchange.responseChunkedToClient { EvBuffer.add(output, "0\r\n\r\n") }
+        if let upstream = exchange.upstream {
+            let reusable =
+                exchange.responseDecoder.isKeepAlive && requestPhase == .done
+                && EvBuffer.length(upstream.input) == 0 && EvBuffer.length(upstream.output) == 0
+                && !worker.isDraining
+            if reusable {
+                worker.pool(for: exchange.upstreamIndex).put(upstream, target: settings.upstreams[exchange.upstreamIndex])
+            } else {
+                upstream.free()
+            }
+            exchange.upstream = nil
+        }
+        upstreamReadPaused = false
+        worker.exchangeEnded(exchange, completed: true)
+        self.exchange = nil
+        responsePhase = .none
+        if requestPhase != .done { closeAfterResponse = true }
+        requestCycleEnded()
+    }
+
+    /// After a response: close if asked, else read the next request (maybe already buffered).
+    func requestCycleEnded() {
+        guard exchange == nil, requestPhase == .done || requestPhase == .head || closeAfterResponse else { return }
+        if closeAfterResponse || worker.isDraining {
+            closeWhenFlushed()
+            return
+        }
+        requestPhase = .head
+        setReadTimeout(settings.limits.idleTimeoutMilliseconds)
+        resumeClientReading()
+        processClientInput()
+    }
+}
+
+extension Exchange {
+    func isRetryableAfter(_ connection: UpstreamConnection) -> Bool {
+        guard !hasRetried, !receivedResponseByte, connection.isReused else { return false }
+        let idempotent = method == "GET" || method == "HEAD" || method == "DELETE" || method == "OPTIONS"
+        return (idempotent && !requestHasBody) || requestBodyBytes == 0
+    }
+}

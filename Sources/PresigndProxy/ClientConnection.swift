@@ -1,0 +1,148 @@
+import CLibevent
+import PresigndHTTP1
+import PresigndSigV4
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One accepted client connection and its in-order exchanges (keep-alive, pipelining).
+///
+/// libevent callbacks land here and only translate events into calls on the request side
+/// (`ClientConnection+Request`) and the response side (`ClientConnection+Response`). Everything
+/// runs on the owning worker's thread.
+final class ClientConnection {
+    enum RequestPhase { case head, body, done }
+    enum ResponsePhase { case none, head, body }
+
+    unowned let worker: Worker
+    let bev: OpaquePointer
+    let peer: SocketAddress
+    let settings: ProxySettings
+    var decoder: RequestDecoder
+
+    var requestPhase: RequestPhase = .head
+    var responsePhase: ResponsePhase = .none
+    /// The exchange's upstream side, while one is in flight.
+    var exchange: Exchange?
+    /// Close once the current response is flushed (no keep-alive, unread body, draining).
+    var closeAfterResponse = false
+    private(set) var isClosed = false
+    /// Reading from the client is paused because the upstream's output is full.
+    var clientReadPaused = false
+    /// Reading from the upstream is paused because our output to the client is full.
+    var upstreamReadPaused = false
+    /// When the first byte of the current head arrived (slowloris guard), ms.
+    var headStartedAt: Int?
+    var isFlushingToClose = false
+    var isProcessingInput = false
+
+    var input: OpaquePointer { bufferevent_get_input(bev)! }
+    var output: OpaquePointer { bufferevent_get_output(bev)! }
+
+    init(worker: Worker, bev: OpaquePointer, peer: SocketAddress, settings: ProxySettings) {
+        self.worker = worker
+        self.bev = bev
+        self.peer = peer
+        self.settings = settings
+        var limits = DecoderLimits()
+        limits.maxRequestLineBytes = settings.limits.maxRequestLineBytes
+        limits.maxHeaderBytes = settings.limits.maxHeaderBytes
+        limits.maxHeaderCount = settings.limits.maxHeaderCount
+        self.decoder = RequestDecoder(limits: limits)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        bufferevent_setcb(
+            bev,
+            { _, context in
+                guard let context else { return }
+                Unmanaged<ClientConnection>.fromOpaque(context).takeUnretainedValue().handleReadable()
+            },
+            { _, context in
+                guard let context else { return }
+                Unmanaged<ClientConnection>.fromOpaque(context).takeUnretainedValue().handleDrained()
+            },
+            { _, events, context in
+                guard let context else { return }
+                Unmanaged<ClientConnection>.fromOpaque(context).takeUnretainedValue().handleEvent(events)
+            }, context)
+        bufferevent_setwatermark(bev, Int16(EV_WRITE), settings.lowWatermark, 0)
+        setReadTimeout(settings.limits.idleTimeoutMilliseconds)
+        bufferevent_enable(bev, Int16(EV_READ | EV_WRITE))
+    }
+
+    func setReadTimeout(_ milliseconds: Int) {
+        var read = timeValue(milliseconds: milliseconds)
+        var write = timeValue(milliseconds: settings.limits.bodyIdleTimeoutMilliseconds)
+        bufferevent_set_timeouts(bev, &read, &write)
+    }
+
+    func pauseClientReading() {
+        bufferevent_disable(bev, Int16(EV_READ))
+    }
+
+    func resumeClientReading() {
+        bufferevent_enable(bev, Int16(EV_READ))
+    }
+
+    // MARK: libevent events
+
+    private func handleReadable() {
+        processClientInput()
+    }
+
+    private func handleDrained() {
+        if isFlushingToClose {
+            if EvBuffer.length(output) == 0 { close() }
+            return
+        }
+        if upstreamReadPaused, let exchange {
+            upstreamReadPaused = false
+            exchange.upstream?.enableReading()
+            processUpstreamInput()
+        }
+    }
+
+    private func handleEvent(_ events: Int16) {
+        let events = Int32(events)
+        if events & Int32(BEV_EVENT_TIMEOUT) != 0 {
+            if requestPhase == .head && exchange == nil {
+                if headStartedAt != nil || EvBuffer.length(input) > 0 {
+                    respondLocally(error: .requestTimeout, method: "GET", resource: "", closing: true)
+                } else {
+                    close()  // idle keep-alive connection
+                }
+            } else {
+                // A stalled body in either direction: nothing sane can be answered mid-stream.
+                close()
+            }
+            return
+        }
+        // EOF or error: the client is gone; drop any upstream side (never pooled).
+        close()
+    }
+
+    /// Closes both sides now. Idempotent.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        if let exchange {
+            exchange.upstream?.free()
+            exchange.upstream = nil
+            worker.exchangeEnded(exchange, completed: false)
+            self.exchange = nil
+        }
+        bufferevent_free(bev)
+        worker.connectionClosed(self)
+    }
+
+    /// Closes after everything written so far reaches the client.
+    func closeWhenFlushed() {
+        pauseClientReading()
+        if EvBuffer.length(output) == 0 {
+            close()
+        } else {
+            isFlushingToClose = true
+            bufferevent_setwatermark(bev, Int16(EV_WRITE), 0, 0)
+        }
+    }
+}

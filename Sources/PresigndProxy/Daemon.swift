@@ -1,0 +1,210 @@
+import CLibevent
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The running daemon: binds listeners, starts worker threads, and handles signals on the main
+/// thread (TERM/INT drain, HUP reload-or-keep, PIPE ignored; DESIGN §5).
+final class Daemon {
+    private let loop: EventLoop
+    private let logger: Logger
+    private let notifier: SystemdNotifier
+    private let loadPlan: () -> Result<DaemonPlan, DaemonLoadError>
+    private var plan: DaemonPlan
+    private var workers: [Worker] = []
+    private var metrics: [WorkerMetrics] = []
+    private var threads: [pthread_t] = []
+    private var boundListen: [ListenSpec] = []
+    private var finishedWorkers = 0
+    private var workerExited: CrossThreadEvent?
+    private var signalEvents: [OpaquePointer] = []
+    private var shutdownTimer: LoopTimer?
+    private var watchdogTimer: LoopTimer?
+    private var admin: AdminServer?
+    private(set) var isDraining = false
+    let health: HealthState
+
+    init(
+        plan: DaemonPlan, logger: Logger, environment: [String: String],
+        loadPlan: @escaping () -> Result<DaemonPlan, DaemonLoadError>
+    ) throws(StartupError) {
+        EventLoop.enableThreads()
+        signal(SIGPIPE, SIG_IGN)
+        self.loop = try EventLoop()
+        self.logger = logger
+        self.plan = plan
+        self.loadPlan = loadPlan
+        self.notifier = SystemdNotifier(environment: environment)
+        self.health = HealthState()
+        let watchdog = SystemdNotifier.watchdogMilliseconds(environment: environment)
+        try start(watchdogMilliseconds: watchdog)
+    }
+
+    private func start(watchdogMilliseconds: Int?) throws(StartupError) {
+        let count = plan.workers > 0 ? plan.workers : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        let sockets = try bindAll(plan.listen, workers: count)
+        for index in 0..<count {
+            let workerMetrics = WorkerMetrics()
+            let worker = try Worker(index: index, settings: plan.settings, logger: logger, metrics: workerMetrics)
+            try worker.listen(on: sockets[index])
+            workers.append(worker)
+            metrics.append(workerMetrics)
+        }
+        boundListen = plan.listen
+        for socket in sockets[0] {
+            logger.info("Listening", metadata: ["listen.address": socket.boundAddress, "workers": String(count)])
+        }
+        if let adminSpec = plan.adminListen {
+            let socket = try bind(adminSpec)
+            admin = try AdminServer(loop: loop, socket: socket, daemon: self, logger: logger)
+            logger.info("Admin listening", metadata: ["listen.address": socket.boundAddress])
+        }
+        for line in plan.summary {
+            logger.log(.info, line.message, pairs: line.metadata)
+        }
+        workerExited = CrossThreadEvent(loop: loop) { [unowned self] in self.workerFinished() }
+        for worker in workers {
+            let exited = workerExited
+            threads.append(try WorkerThread.start(worker) { exited?.fire() })
+        }
+        installSignals()
+        if let watchdogMilliseconds {
+            // Pinged from the main loop: a wedged loop stops the pings and systemd restarts us.
+            let timer = LoopTimer(loop: loop, repeats: true) { [unowned self] in self.notifier.notify("WATCHDOG=1") }
+            timer.schedule(milliseconds: max(1, watchdogMilliseconds / 2))
+            watchdogTimer = timer
+        }
+        health.setReady(true)
+        notifier.notify("READY=1\nSTATUS=serving on \(sockets[0].map(\.boundAddress).joined(separator: " "))")
+    }
+
+    /// Binds every listen address once per worker (TCP: SO_REUSEPORT on the same port; unix: dup).
+    private func bindAll(_ specs: [ListenSpec], workers: Int) throws(StartupError) -> [[ListenSocket]] {
+        var perWorker = [[ListenSocket]](repeating: [], count: workers)
+        for spec in specs {
+            let first = try bind(spec)
+            perWorker[0].append(first)
+            for index in 1..<max(1, workers) where index < workers {
+                switch spec {
+                case .tcp(let host, _):
+                    let port = Int(first.boundAddress.split(separator: ":").last ?? "0") ?? 0
+                    perWorker[index].append(try ListenSocket.tcp(host: host, port: port))
+                case .unix:
+                    let copy = dup(first.fd)
+                    guard copy >= 0 else { throw .socket(address: first.boundAddress, call: "dup", errno: errno) }
+                    perWorker[index].append(ListenSocket(fd: copy, boundAddress: first.boundAddress, isUnix: true))
+                }
+            }
+        }
+        return perWorker
+    }
+
+    private func bind(_ spec: ListenSpec) throws(StartupError) -> ListenSocket {
+        switch spec {
+        case .tcp(let host, let port): return try ListenSocket.tcp(host: host, port: port)
+        case .unix(let path): return try ListenSocket.unix(path: path, mode: plan.unixSocketMode)
+        }
+    }
+
+    private func installSignals() {
+        for number in [SIGTERM, SIGINT, SIGHUP] {
+            let context = Unmanaged.passUnretained(self).toOpaque()
+            guard
+                let event = event_new(
+                    loop.base, number, Int16(EV_SIGNAL | EV_PERSIST),
+                    { signalNumber, _, context in
+                        guard let context else { return }
+                        Unmanaged<Daemon>.fromOpaque(context).takeUnretainedValue().handleSignal(signalNumber)
+                    }, context)
+            else { continue }
+            event_add(event, nil)
+            signalEvents.append(event)
+        }
+    }
+
+    private func handleSignal(_ number: Int32) {
+        if number == SIGHUP {
+            reload()
+        } else {
+            drain(signalName: number == SIGTERM ? "SIGTERM" : "SIGINT")
+        }
+    }
+
+    /// Runs the main loop until the workers have drained (or `shutdown_timeout` passed).
+    func run() -> Int32 {
+        loop.run()
+        return 0
+    }
+
+    private func drain(signalName: String) {
+        guard !isDraining else { return }
+        isDraining = true
+        health.setReady(false)
+        notifier.notify("STOPPING=1")
+        logger.info("Shutting down", metadata: ["signal": signalName, "timeout.ms": String(plan.shutdownTimeoutMilliseconds)])
+        admin?.close()
+        for worker in workers { worker.requestDrain() }
+        let timer = LoopTimer(loop: loop) { [unowned self] in
+            self.logger.warning("Shutdown timeout reached; closing remaining connections", metadata: [:])
+            self.loop.exit()
+        }
+        timer.schedule(milliseconds: plan.shutdownTimeoutMilliseconds)
+        shutdownTimer = timer
+    }
+
+    private func workerFinished() {
+        finishedWorkers += 1
+        if finishedWorkers == workers.count {
+            logger.info("Stopped", metadata: [:])
+            loop.exit()
+        }
+    }
+
+    private func reload() {
+        guard !isDraining else { return }
+        notifier.notify("RELOADING=1")
+        switch loadPlan() {
+        case .failure(let error):
+            health.noteReload(ok: false)
+            logger.error("Reload failed; keeping the running configuration", metadata: ["errors": error.description])
+            for line in error.lines { logger.error("Configuration error", metadata: ["error": line]) }
+        case .success(let newPlan):
+            var sockets: [[ListenSocket]]? = nil
+            if newPlan.listen != boundListen {
+                do {
+                    sockets = try bindAll(newPlan.listen, workers: workers.count)
+                } catch {
+                    health.noteReload(ok: false)
+                    logger.error("Reload failed; keeping the running configuration", metadata: ["error": "\(error)"])
+                    notifier.notify("READY=1")
+                    return
+                }
+                boundListen = newPlan.listen
+                for socket in sockets?.first ?? [] {
+                    logger.info("Listening", metadata: ["listen.address": socket.boundAddress])
+                }
+            }
+            for (index, worker) in workers.enumerated() {
+                worker.requestReload(newPlan.settings, listenSockets: sockets?[index])
+            }
+            plan = newPlan
+            health.noteReload(ok: true)
+            logger.info("Reloaded", metadata: [:])
+        }
+        notifier.notify("READY=1")
+    }
+
+    /// Aggregated metrics of every worker.
+    func metricSnapshots() -> [WorkerMetrics.Counters] {
+        metrics.map { $0.snapshot() }
+    }
+
+    var workerCount: Int { workers.count }
+}
+
+/// Why a (re)load did not produce a plan.
+struct DaemonLoadError: Error, CustomStringConvertible {
+    var lines: [String]
+    var description: String { "\(lines.count) error(s)" }
+}

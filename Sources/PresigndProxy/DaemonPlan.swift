@@ -1,0 +1,24 @@
+/// A listen address as the daemon binds it.
+public enum ListenSpec: Sendable, Hashable, CustomStringConvertible {
+    case tcp(host: String, port: Int)
+    case unix(path: String)
+
+    public var description: String {
+        switch self {
+        case .tcp(let host, let port): host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        case .unix(let path): "unix:\(path)"
+        }
+    }
+}
+
+/// Everything the daemon needs from a loaded configuration.
+struct DaemonPlan: Sendable {
+    var settings: ProxySettings
+    var listen: [ListenSpec]
+    var adminListen: ListenSpec?
+    var workers: Int
+    var shutdownTimeoutMilliseconds: Int
+    var unixSocketMode: UInt32
+    /// One line per upstream/bucket for the startup log (never secrets).
+    var summary: [(message: String, metadata: [(String, String)])]
+}

@@ -1,0 +1,54 @@
+import CLibevent
+
+/// Small helpers over libevent `evbuffer`s, the only place that peeks into them.
+enum EvBuffer {
+    /// Calls `body` with the first contiguous segment and the total number of buffered bytes.
+    static func withFirstSegment<T, E: Error>(
+        _ buffer: OpaquePointer, _ body: (UnsafeRawBufferPointer, Int) throws(E) -> T
+    ) throws(E) -> T {
+        let available = evbuffer_get_length(buffer)
+        var vector = iovec()
+        guard available > 0, evbuffer_peek(buffer, -1, nil, &vector, 1) > 0 else {
+            return try body(UnsafeRawBufferPointer(start: nil, count: 0), 0)
+        }
+        return try body(UnsafeRawBufferPointer(start: vector.iov_base, count: vector.iov_len), available)
+    }
+
+    static func add(_ buffer: OpaquePointer, _ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { raw in
+            _ = evbuffer_add(buffer, raw.baseAddress, raw.count)
+        }
+    }
+
+    static func add(_ buffer: OpaquePointer, _ text: StaticString) {
+        _ = evbuffer_add(buffer, text.utf8Start, text.utf8CodeUnitCount)
+    }
+
+    /// Moves `count` bytes from `source` to `destination` (whole chains move without copying).
+    static func move(from source: OpaquePointer, to destination: OpaquePointer, count: Int) {
+        _ = evbuffer_remove_buffer(source, destination, count)
+    }
+
+    static func drain(_ buffer: OpaquePointer, _ count: Int) {
+        if count > 0 { evbuffer_drain(buffer, count) }
+    }
+
+    static func length(_ buffer: OpaquePointer) -> Int {
+        evbuffer_get_length(buffer)
+    }
+
+    /// Appends `hex(size)\r\n` (RFC 9112 §7.1).
+    static func addChunkHeader(_ buffer: OpaquePointer, size: Int) {
+        let digits: [UInt8] = Array("0123456789abcdef".utf8)
+        var bytes: [UInt8] = []
+        var value = size
+        repeat {
+            bytes.append(digits[value & 0xF])
+            value >>= 4
+        } while value > 0
+        bytes.reverse()
+        bytes.append(13)
+        bytes.append(10)
+        add(buffer, bytes)
+    }
+}

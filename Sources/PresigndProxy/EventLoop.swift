@@ -1,0 +1,110 @@
+import CLibevent
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One libevent `event_base` and its `evdns_base`, owned by one thread. Not `Sendable`: everything
+/// that touches it runs on its thread; other threads reach it only through `CrossThreadEvent`.
+final class EventLoop {
+    let base: OpaquePointer
+    let dns: OpaquePointer?
+
+    /// Call once per process before any loop is made (cross-thread `event_active`).
+    static func enableThreads() {
+        evthread_use_pthreads()
+    }
+
+    init() throws(StartupError) {
+        guard let base = event_base_new() else { throw .eventLoop("event_base_new failed") }
+        self.base = base
+        // Non-blocking DNS from /etc/resolv.conf and /etc/hosts (DESIGN §2).
+        self.dns = evdns_base_new(base, EVDNS_BASE_INITIALIZE_NAMESERVERS | EVDNS_BASE_DISABLE_WHEN_INACTIVE)
+        if let dns {
+            evdns_base_load_hosts(dns, nil)
+        }
+    }
+
+    deinit {
+        if let dns { evdns_base_free(dns, 0) }
+        event_base_free(base)
+    }
+
+    /// Runs until `exit()` or until no events remain.
+    func run() {
+        event_base_dispatch(base)
+    }
+
+    func exit() {
+        event_base_loopexit(base, nil)
+    }
+
+    /// Cached time of the current loop iteration, in milliseconds since the epoch.
+    func nowMilliseconds() -> Int {
+        var time = timeval()
+        event_base_gettimeofday_cached(base, &time)
+        return Int(time.tv_sec) * 1000 + Int(time.tv_usec) / 1000
+    }
+}
+
+/// `timeval` from milliseconds.
+func timeValue(milliseconds: Int) -> timeval {
+    timeval(tv_sec: milliseconds / 1000, tv_usec: (milliseconds % 1000) * 1000)
+}
+
+/// A timer on a loop that calls a closure; re-armable, cancelled on deinit.
+final class LoopTimer {
+    private var event: OpaquePointer?
+    private let action: () -> Void
+
+    init(loop: EventLoop, repeats: Bool = false, action: @escaping () -> Void) {
+        self.action = action
+        let flags = Int16(repeats ? EV_PERSIST : 0)
+        event = event_new(
+            loop.base, -1, flags,
+            { _, _, context in
+                guard let context else { return }
+                Unmanaged<LoopTimer>.fromOpaque(context).takeUnretainedValue().action()
+            }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    func schedule(milliseconds: Int) {
+        guard let event else { return }
+        var time = timeValue(milliseconds: milliseconds)
+        event_add(event, &time)
+    }
+
+    func cancel() {
+        if let event { event_del(event) }
+    }
+
+    deinit {
+        if let event { event_free(event) }
+    }
+}
+
+/// An event another thread can fire (`event_active` is thread-safe after `enableThreads()`); the
+/// closure runs on the loop's thread.
+final class CrossThreadEvent: @unchecked Sendable {
+    private var event: OpaquePointer?
+    private let action: () -> Void
+
+    init(loop: EventLoop, action: @escaping () -> Void) {
+        self.action = action
+        event = event_new(
+            loop.base, -1, 0,
+            { _, _, context in
+                guard let context else { return }
+                Unmanaged<CrossThreadEvent>.fromOpaque(context).takeUnretainedValue().action()
+            }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Safe from any thread.
+    func fire() {
+        if let event { event_active(event, EV_READ, 0) }
+    }
+
+    deinit {
+        if let event { event_free(event) }
+    }
+}

@@ -1,0 +1,47 @@
+import PresigndHTTP1
+
+/// One request/response pair in flight on a client connection: what was sent upstream, how far
+/// each body got, and what the access log and metrics need.
+final class Exchange {
+    let requestID: String
+    let method: String
+    /// Path without the query string, for the access log.
+    let logPath: String
+    let bucket: String
+    let upstreamIndex: Int
+    let startedAt: Int
+    /// The signed, encoded head, kept for one retry on a stale pooled connection.
+    let encodedHead: [UInt8]
+    /// The request body goes upstream re-chunked (the client sent it chunked).
+    let sendsChunkedBody: Bool
+    let requestHasBody: Bool
+    let clientKeepAlive: Bool
+    let clientIsHTTP10: Bool
+
+    var upstream: UpstreamConnection?
+    var responseDecoder = ResponseDecoder()
+    var hasRetried = false
+    var receivedResponseByte = false
+    var responseChunkedToClient = false
+    var responseStatus = 0
+    var requestBodyBytes = 0
+    var responseBodyBytes = 0
+
+    init(
+        requestID: String, method: String, logPath: String, bucket: String, upstreamIndex: Int, startedAt: Int,
+        encodedHead: [UInt8], sendsChunkedBody: Bool, requestHasBody: Bool, clientKeepAlive: Bool,
+        clientIsHTTP10: Bool
+    ) {
+        self.requestID = requestID
+        self.method = method
+        self.logPath = logPath
+        self.bucket = bucket
+        self.upstreamIndex = upstreamIndex
+        self.startedAt = startedAt
+        self.encodedHead = encodedHead
+        self.sendsChunkedBody = sendsChunkedBody
+        self.requestHasBody = requestHasBody
+        self.clientKeepAlive = clientKeepAlive
+        self.clientIsHTTP10 = clientIsHTTP10
+    }
+}

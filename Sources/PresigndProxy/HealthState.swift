@@ -1,0 +1,42 @@
+import Synchronization
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What `/readyz` and the reload metrics report, shared between the main thread and the admin side.
+final class HealthState: Sendable {
+    struct State: Sendable {
+        var isReady = false
+        var reloadsOK = 0
+        var reloadsFailed = 0
+        var loadedAtEpochSeconds = 0
+    }
+
+    private let state = Mutex(State())
+
+    func snapshot() -> State { state.withLock { $0 } }
+
+    func setReady(_ ready: Bool) {
+        state.withLock {
+            $0.isReady = ready
+            if ready && $0.loadedAtEpochSeconds == 0 { $0.loadedAtEpochSeconds = Self.now() }
+        }
+    }
+
+    func noteReload(ok: Bool) {
+        state.withLock {
+            if ok {
+                $0.reloadsOK += 1
+                $0.loadedAtEpochSeconds = Self.now()
+            } else {
+                $0.reloadsFailed += 1
+            }
+        }
+    }
+
+    private static func now() -> Int {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Int(time.tv_sec)
+    }
+}

@@ -1,0 +1,24 @@
+import Synchronization
+
+/// Messages the main thread sends a worker.
+enum WorkerMessage: Sendable {
+    case drain
+    case reload(ProxySettings, [ListenSocket]?)
+}
+
+/// A locked queue of worker messages; the worker takes them when its control event fires.
+final class Mailbox: Sendable {
+    private let messages = Mutex<[WorkerMessage]>([])
+
+    func post(_ message: WorkerMessage) {
+        messages.withLock { $0.append(message) }
+    }
+
+    func takeAll() -> [WorkerMessage] {
+        messages.withLock { queue in
+            let taken = queue
+            queue.removeAll()
+            return taken
+        }
+    }
+}

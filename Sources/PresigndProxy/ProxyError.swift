@@ -1,0 +1,102 @@
+/// presignd's own failures, answered to the client as S3-style XML errors so SDKs surface them.
+/// Upstream errors are never wrapped: they pass through untouched.
+enum ProxyError: Error, Equatable {
+    case badRequest(String)
+    case requestLineTooLong
+    case headersTooLarge
+    case requestTimeout
+    case notImplemented(String)
+    case noSuchBucket(String)
+    case accessDenied(String)
+    case entityTooLarge
+    case upstreamDNS(String)
+    case upstreamConnect(String)
+    case upstreamTLS(String)
+    case upstreamProtocol(String)
+    case upstreamTimeout
+    case serviceUnavailable(String)
+    case internalError(String)
+
+    /// The HTTP status and S3 error code: the one place that maps proxy errors to the wire.
+    var statusAndCode: (status: Int, code: String) {
+        switch self {
+        case .badRequest: (400, "InvalidRequest")
+        case .requestLineTooLong: (414, "RequestURITooLong")
+        case .headersTooLarge: (431, "RequestHeaderSectionTooLarge")
+        case .requestTimeout: (408, "RequestTimeout")
+        case .notImplemented: (501, "NotImplemented")
+        case .noSuchBucket: (404, "NoSuchBucket")
+        case .accessDenied: (403, "AccessDenied")
+        case .entityTooLarge: (413, "EntityTooLarge")
+        case .upstreamDNS: (502, "UpstreamDNSFailure")
+        case .upstreamConnect: (502, "UpstreamConnectFailure")
+        case .upstreamTLS: (502, "UpstreamTLSFailure")
+        case .upstreamProtocol: (502, "UpstreamProtocolError")
+        case .upstreamTimeout: (504, "UpstreamTimeout")
+        case .serviceUnavailable: (503, "ServiceUnavailable")
+        case .internalError: (500, "InternalError")
+        }
+    }
+
+    var message: String {
+        switch self {
+        case .badRequest(let detail): "The request is malformed: \(detail)."
+        case .requestLineTooLong: "The request line is too long."
+        case .headersTooLarge: "The request header section is too large or has too many fields."
+        case .requestTimeout: "The request was not received in time."
+        case .notImplemented(let detail): "Not implemented: \(detail)."
+        case .noSuchBucket: "The specified bucket is not configured in presignd."
+        case .accessDenied(let detail): "Access denied by presignd policy: \(detail)."
+        case .entityTooLarge: "The request body exceeds the configured maximum size."
+        case .upstreamDNS(let detail): "The upstream host name could not be resolved: \(detail)."
+        case .upstreamConnect(let detail): "The upstream could not be reached: \(detail)."
+        case .upstreamTLS(let detail): "The upstream TLS handshake or certificate check failed: \(detail)."
+        case .upstreamProtocol(let detail): "The upstream sent an invalid response: \(detail)."
+        case .upstreamTimeout: "The upstream did not answer in time."
+        case .serviceUnavailable(let detail): "presignd is not accepting this request: \(detail)."
+        case .internalError(let detail): "presignd failed: \(detail)."
+        }
+    }
+
+    /// The bucket element to include, when there is one.
+    var bucketName: String? {
+        if case .noSuchBucket(let name) = self { return name }
+        return nil
+    }
+
+    /// `<Error>` XML body as S3 writes it.
+    func xmlBody(requestID: String, resource: String) -> [UInt8] {
+        let (_, code) = statusAndCode
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>" + code + "</Code><Message>"
+        xml += XMLText.escaped(message) + "</Message>"
+        if let bucketName { xml += "<BucketName>" + XMLText.escaped(bucketName) + "</BucketName>" }
+        xml += "<Resource>" + XMLText.escaped(resource) + "</Resource>"
+        xml += "<RequestId>" + requestID + "</RequestId></Error>\n"
+        return Array(xml.utf8)
+    }
+}
+
+/// XML character escaping for element content.
+enum XMLText {
+    static func escaped(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            default:
+                // XML 1.0 forbids most control characters even escaped.
+                if scalar.value < 0x20 && scalar != "\t" && scalar != "\n" && scalar != "\r" {
+                    out += "\u{FFFD}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,67 @@
+import PresigndConfig
+import PresigndSigV4
+
+/// An upstream as the proxy reaches it: resolved endpoint, TLS, credentials and timeouts.
+struct UpstreamTarget: Sendable {
+    var name: String
+    var usesTLS: Bool
+    /// Host name or IP literal without brackets, as connected to and verified.
+    var host: String
+    var port: Int
+    /// `Host` header value: lower case, default port omitted, IPv6 bracketed (SigV4 §4.2).
+    var hostHeader: String
+    var region: String
+    var credentials: Credentials
+    var tls: TLSClientContext?
+    var connectTimeoutMilliseconds: Int = 5_000
+    var firstByteTimeoutMilliseconds: Int = 60_000
+    var idleTimeoutMilliseconds: Int = 60_000
+    var maxIdleConnections: Int = 32
+}
+
+/// Client-side limits and timeouts.
+struct ClientLimits: Sendable {
+    var maxRequestLineBytes = 8 * 1024
+    var maxHeaderBytes = 64 * 1024
+    var maxHeaderCount = 100
+    var headerTimeoutMilliseconds = 10_000
+    var idleTimeoutMilliseconds = 60_000
+    var bodyIdleTimeoutMilliseconds = 60_000
+    var maxConnectionsPerWorker = 1024
+}
+
+/// Everything a worker needs to serve, immutable and shared; a reload swaps in a new one.
+final class ProxySettings: Sendable {
+    let upstreams: [UpstreamTarget]
+    let router: Router
+    let limits: ClientLimits
+    let accessLog: Bool
+    /// Output-buffer high watermark: past it, the other side stops reading (DESIGN §2).
+    let highWatermark: Int
+    let lowWatermark: Int
+    /// Client networks allowed to connect; empty allows every client that can reach the listener.
+    let allowedClients: [CIDR]
+
+    init(
+        upstreams: [UpstreamTarget], routes: [BucketRoute], limits: ClientLimits, accessLog: Bool = true,
+        allowedClients: [CIDR] = [],
+        highWatermark: Int = 512 * 1024, lowWatermark: Int = 128 * 1024
+    ) {
+        self.upstreams = upstreams
+        self.router = Router(routes: routes)
+        self.limits = limits
+        self.accessLog = accessLog
+        self.allowedClients = allowedClients
+        self.highWatermark = highWatermark
+        self.lowWatermark = lowWatermark
+    }
+}
+
+extension ProxySettings {
+    /// `allowed_clients` check at accept (DESIGN §6); unix-socket peers are governed by file mode.
+    func admits(_ peer: SocketAddress) -> Bool {
+        guard !allowedClients.isEmpty, !peer.bytes.isEmpty else { return true }
+        guard let address = IPAddress(peer.host) else { return false }
+        return allowedClients.contains { $0.contains(address) }
+    }
+}

@@ -1,0 +1,160 @@
+import PresigndHTTP1
+import PresigndSigV4
+
+/// A request ready to sign and send upstream.
+struct ForwardPlan {
+    var upstreamIndex: Int
+    var bucket: String
+    /// Path without query, decoded then re-encoded, for the access log.
+    var logPath: String
+    var request: SignableRequest
+    var payload: PayloadHash
+    var sendsChunkedBody: Bool
+}
+
+/// What to do with a request head.
+enum RewriteDecision {
+    case serviceRoot
+    case forward(ForwardPlan)
+}
+
+/// Turns a client's head into the upstream request (DESIGN §2 RequestRewriter): route, policy,
+/// target URL, hop-by-hop and client-auth headers stripped. Pure: no I/O, no clock.
+enum RequestRewriter {
+    /// Hop-by-hop and framing headers the rewriter handles itself (RFC 9110 §7.6.1).
+    static let framingHeaders: Set<String> = ["content-length", "transfer-encoding", "host"]
+
+    static func prepare(
+        head: RequestHead, framing: BodyFraming, settings: ProxySettings
+    ) -> Result<RewriteDecision, ProxyError> {
+        if head.method == "CONNECT" { return .failure(.notImplemented("CONNECT is not supported")) }
+        let rawTarget: Substring
+        switch originForm(of: head) {
+        case .success(let target): rawTarget = target
+        case .failure(let error): return .failure(error)
+        }
+        let (rawPath, rawQuery) = splitTarget(rawTarget)
+        let decodedPath: [UInt8]
+        do {
+            decodedPath = try URIEncoding.decodePath(rawPath.utf8, plusIsSpace: false)
+        } catch {
+            return .failure(.badRequest("invalid percent-encoding or UTF-8 in the path"))
+        }
+        var routeDecision = settings.router.route(decodedPath: decodedPath)
+        if case .bucket(let index, _, _) = routeDecision, settings.router.routes[index].plusInPathIsSpace {
+            // Clients pasting S3-console URLs: `+` in the path means a space (SIGV4-S3-RULES §2.4).
+            guard let spaced = try? URIEncoding.decodePath(rawPath.utf8, plusIsSpace: true) else {
+                return .failure(.badRequest("invalid percent-encoding in the path"))
+            }
+            routeDecision = settings.router.route(decodedPath: spaced)
+        }
+        let routeIndex: Int
+        let upstreamPath: [UInt8]
+        let key: [UInt8]
+        switch routeDecision {
+        case .serviceRoot:
+            return .success(.serviceRoot)
+        case .noSuchBucket(let name):
+            return .failure(.noSuchBucket(name))
+        case .bucket(let index, let path, let objectKey):
+            routeIndex = index
+            upstreamPath = path
+            key = objectKey
+        }
+        let route = settings.router.routes[routeIndex]
+        var query: [QueryParameter]
+        do {
+            query = try URIEncoding.parseQuery(rawQuery: rawQuery.utf8)
+        } catch {
+            return .failure(.badRequest("invalid percent-encoding in the query"))
+        }
+        // Client presign parameters never reach the upstream (DESIGN §6).
+        query.removeAll { PresignParameters.isPresignParameter(name: $0.name) }
+        let listPrefix = query.first { $0.name == "prefix" }?.value
+        if let denial = AccessPolicy.denial(route: route, method: head.method, key: key, listPrefix: listPrefix) {
+            return .failure(.accessDenied(denial))
+        }
+        if let maxUpload = route.maxUploadSize, case .contentLength(let length) = framing, length > maxUpload {
+            return .failure(.entityTooLarge)
+        }
+        let target = settings.upstreams[route.upstreamIndex]
+        let path = URIEncoding.encode(upstreamPath, keepingSlash: true)
+        var headers: [(name: String, value: String)] = [("Host", target.hostHeader)]
+        let connectionListed = connectionTokens(head.headers)
+        var clientPayload: String? = nil
+        for (name, value) in head.headers {
+            let lower = name.lowercased()
+            if lower == "x-amz-content-sha256" { clientPayload = value }
+            if framingHeaders.contains(lower) || connectionListed.contains(lower) { continue }
+            if HeaderPolicy.rule(forLowercasedName: lower) == .strip { continue }
+            headers.append((name, value))
+        }
+        if case .contentLength(let length) = framing {
+            headers.append(("Content-Length", String(length)))
+        }
+        var payload: PayloadHash = framing == .none ? .emptyBody : .unsigned
+        if let clientPayload {
+            guard let parsed = PayloadHash(clientValue: clientPayload) else {
+                return .failure(.badRequest("x-amz-content-sha256 is neither a SHA-256 hex digest nor a known mode"))
+            }
+            payload = parsed
+        }
+        let request = SignableRequest(method: head.method, path: path, query: query, headers: headers)
+        return .success(
+            .forward(
+                ForwardPlan(
+                    upstreamIndex: route.upstreamIndex, bucket: route.name, logPath: path, request: request,
+                    payload: payload, sendsChunkedBody: framing == .chunked)))
+    }
+
+    /// The origin-form target: absolute-form is accepted only when it names the same authority as
+    /// the `Host` header (never a way to reach another host: no open proxy).
+    static func originForm(of head: RequestHead) -> Result<Substring, ProxyError> {
+        let target = head.target
+        if target.hasPrefix("/") { return .success(target[...]) }
+        let lower = target.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+            return .failure(.badRequest("unsupported request target form"))
+        }
+        let afterScheme = target[target.index(target.startIndex, offsetBy: lower.hasPrefix("http://") ? 7 : 8)...]
+        let slash = afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex
+        let authority = afterScheme[..<slash].lowercased()
+        guard let host = head.headers["host"], host.lowercased() == authority else {
+            return .failure(.badRequest("absolute-form target names a host other than presignd"))
+        }
+        return .success(slash == afterScheme.endIndex ? "/" : afterScheme[slash...])
+    }
+
+    /// Splits `path?query`; the fragment is never sent (SIGV4-S3-RULES §3).
+    static func splitTarget(_ target: Substring) -> (path: Substring, query: Substring) {
+        var target = target
+        if let hash = target.firstIndex(of: "#") { target = target[..<hash] }
+        guard let question = target.firstIndex(of: "?") else { return (target, "") }
+        return (target[..<question], target[target.index(after: question)...])
+    }
+
+    /// Header names listed in `Connection` (hop-by-hop, RFC 9110 §7.6.1).
+    static func connectionTokens(_ headers: HTTPHeaders) -> Set<String> {
+        var tokens: Set<String> = []
+        for value in headers.values("connection") {
+            for token in value.split(separator: ",") {
+                tokens.insert(token.trimmingSpaces().lowercased())
+            }
+        }
+        return tokens
+    }
+
+    /// The path part of a target, for error bodies.
+    static func resource(of target: String) -> String {
+        String(splitTarget(target[...]).path)
+    }
+}
+
+extension Substring {
+    func trimmingSpaces() -> Substring {
+        var result = self
+        while let first = result.first, first == " " || first == "\t" { result = result.dropFirst() }
+        while let last = result.last, last == " " || last == "\t" { result = result.dropLast() }
+        return result
+    }
+}

@@ -1,0 +1,93 @@
+/// A bucket as the proxy serves it: where it is mounted locally and what it allows.
+struct BucketRoute: Sendable {
+    /// The bucket's name upstream.
+    var name: String
+    /// Index into `ProxySettings.upstreams`.
+    var upstreamIndex: Int
+    /// Decoded mount path bytes: `/` (fixed bucket) or `/name` (path-style, the default).
+    var mount: [UInt8]
+    var isReadOnly: Bool
+    /// Upper-case methods allowed; empty means every method `isReadOnly` permits.
+    var allowedMethods: Set<String> = []
+    /// Key prefixes allowed; empty means all keys.
+    var allowedPrefixes: [String] = []
+    var maxUploadSize: Int? = nil
+    var plusInPathIsSpace: Bool = false
+}
+
+/// Where a request goes, decided from its decoded path alone.
+enum RouteDecision: Equatable {
+    /// `GET /` with no bucket mounted at `/`: answered locally with the configured buckets.
+    case serviceRoot
+    /// A configured bucket: `upstreamPath` is the decoded path to send (`/bucket/key…`),
+    /// `key` the decoded object key ("" for bucket-level requests).
+    case bucket(routeIndex: Int, upstreamPath: [UInt8], key: [UInt8])
+    case noSuchBucket(String)
+}
+
+/// Routes decoded request paths to buckets by longest mount prefix (DESIGN §2).
+struct Router: Sendable {
+    let routes: [BucketRoute]
+    /// Route indices, longest mount first, so `/photos` wins over a `/` catch-all.
+    private let order: [Int]
+
+    init(routes: [BucketRoute]) {
+        self.routes = routes
+        self.order = routes.indices.sorted { routes[$0].mount.count > routes[$1].mount.count }
+    }
+
+    func route(decodedPath path: [UInt8]) -> RouteDecision {
+        let slash = UInt8(ascii: "/")
+        for index in order {
+            let mount = routes[index].mount
+            let remainder: ArraySlice<UInt8>
+            if mount == [slash] {
+                remainder = path[...]
+            } else if path.count >= mount.count && path.starts(with: mount)
+                && (path.count == mount.count || path[mount.count] == slash)
+            {
+                remainder = path[mount.count...]
+            } else {
+                continue
+            }
+            // Path-style upstream: `/bucket` + the remainder as sent (`""`, `/`, or `/key`).
+            var upstreamPath: [UInt8] = [slash]
+            upstreamPath.append(contentsOf: routes[index].name.utf8)
+            upstreamPath.append(contentsOf: remainder)
+            let key = remainder.first == slash ? Array(remainder.dropFirst()) : Array(remainder)
+            return .bucket(routeIndex: index, upstreamPath: upstreamPath, key: key)
+        }
+        if path.isEmpty || path == [slash] { return .serviceRoot }
+        let name = path.dropFirst().split(separator: slash, maxSplits: 1, omittingEmptySubsequences: false).first ?? []
+        return .noSuchBucket(String(decoding: name, as: UTF8.self))
+    }
+}
+
+/// Per-bucket access policy (DESIGN §6): methods, read-only, key prefixes, list prefixes.
+enum AccessPolicy {
+    static let readMethods: Set<String> = ["GET", "HEAD"]
+
+    /// nil when allowed, else the reason for `403 AccessDenied`.
+    static func denial(
+        route: BucketRoute, method: String, key: [UInt8], listPrefix: String?
+    ) -> String? {
+        if route.isReadOnly && !readMethods.contains(method) {
+            return "bucket '\(route.name)' is read-only"
+        }
+        if !route.allowedMethods.isEmpty && !route.allowedMethods.contains(method) {
+            return "method \(method) is not allowed on bucket '\(route.name)'"
+        }
+        guard !route.allowedPrefixes.isEmpty else { return nil }
+        if key.isEmpty {
+            // Bucket-level: a listing must stay inside the allowed prefixes.
+            guard method == "GET" || method == "HEAD" else {
+                return "bucket-level \(method) is not allowed when allowed_prefixes is set"
+            }
+            let prefix = listPrefix ?? ""
+            let inside = route.allowedPrefixes.contains { prefix.utf8.starts(with: $0.utf8) }
+            return inside ? nil : "listing outside the allowed prefixes"
+        }
+        let inside = route.allowedPrefixes.contains { key.starts(with: $0.utf8) }
+        return inside ? nil : "key outside the allowed prefixes"
+    }
+}

@@ -1,0 +1,192 @@
+import CLibevent
+import COpenSSL
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// How an upstream connection ended, as the exchange that used it sees it.
+enum UpstreamFailure: Equatable {
+    /// The peer closed (EOF) — normal for `untilClose` bodies, a failure otherwise.
+    case closed
+    case dns(String)
+    case connect(String)
+    case tls(String)
+    case timeout
+}
+
+/// What an upstream connection tells the exchange that currently owns it.
+protocol UpstreamConnectionDelegate: AnyObject {
+    func upstreamReadable(_ connection: UpstreamConnection)
+    func upstreamDrained(_ connection: UpstreamConnection)
+    func upstreamEnded(_ connection: UpstreamConnection, _ failure: UpstreamFailure)
+}
+
+/// One connection to an upstream (plain or TLS bufferevent). Lives in its worker's pool while
+/// idle and is owned by one client exchange while busy.
+final class UpstreamConnection {
+    let bev: OpaquePointer
+    let upstreamIndex: Int
+    private let ssl: OpaquePointer?
+    private(set) var isConnected = false
+    /// Served at least one exchange before this one (a stale keep-alive may fail with no byte).
+    var isReused = false
+    /// The handshake resumed a cached TLS session.
+    private(set) var resumedSession = false
+    weak var delegate: UpstreamConnectionDelegate?
+    /// Set while idle in a pool: called when the idle connection closes or times out.
+    var onIdleClose: ((UpstreamConnection) -> Void)?
+    private var isFreed = false
+
+    var input: OpaquePointer { bufferevent_get_input(bev)! }
+    var output: OpaquePointer { bufferevent_get_output(bev)! }
+
+    /// Starts connecting (DNS through evdns, then TCP, then TLS when configured).
+    init(
+        loop: EventLoop, target: UpstreamTarget, upstreamIndex: Int, sessions: TLSSessionStore, lowWatermark: Int
+    ) throws(ProxyError) {
+        self.upstreamIndex = upstreamIndex
+        let options = Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)
+        if target.usesTLS, let tls = target.tls {
+            guard let ssl = tls.makeSSL(host: target.host, sessions: sessions) else {
+                throw .internalError("SSL_new failed")
+            }
+            guard
+                let bev = bufferevent_openssl_socket_new(
+                    loop.base, -1, ssl, BUFFEREVENT_SSL_CONNECTING, options)
+            else {
+                SSL_free(ssl)
+                throw .internalError("bufferevent_openssl_socket_new failed")
+            }
+            // Many servers close without close_notify; that is not an error for framed bodies.
+            bufferevent_openssl_set_allow_dirty_shutdown(bev, 1)
+            self.bev = bev
+            self.ssl = ssl
+        } else {
+            guard let bev = bufferevent_socket_new(loop.base, -1, options) else {
+                throw .internalError("bufferevent_socket_new failed")
+            }
+            self.bev = bev
+            self.ssl = nil
+        }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        bufferevent_setcb(
+            bev,
+            { _, context in
+                guard let context else { return }
+                Unmanaged<UpstreamConnection>.fromOpaque(context).takeUnretainedValue().handleReadable()
+            },
+            { _, context in
+                guard let context else { return }
+                Unmanaged<UpstreamConnection>.fromOpaque(context).takeUnretainedValue().handleDrained()
+            },
+            { _, events, context in
+                guard let context else { return }
+                Unmanaged<UpstreamConnection>.fromOpaque(context).takeUnretainedValue().handleEvent(events)
+            }, context)
+        bufferevent_setwatermark(bev, Int16(EV_WRITE), lowWatermark, 0)
+        var connectTimeout = timeValue(milliseconds: target.connectTimeoutMilliseconds)
+        var readTimeout = timeValue(milliseconds: target.firstByteTimeoutMilliseconds)
+        bufferevent_set_timeouts(bev, &readTimeout, &connectTimeout)
+        bufferevent_enable(bev, Int16(EV_READ | EV_WRITE))
+        if bufferevent_socket_connect_hostname(bev, loop.dns, AF_UNSPEC, target.host, Int32(target.port)) != 0 {
+            let reason = Self.dnsOrSocketError(bev)
+            bufferevent_free(bev)
+            isFreed = true
+            throw .upstreamConnect(reason)
+        }
+    }
+
+    deinit {
+        free()
+    }
+
+    /// Sets the read (first byte / idle) and write timeouts.
+    func setTimeouts(readMilliseconds: Int, writeMilliseconds: Int) {
+        var read = timeValue(milliseconds: readMilliseconds)
+        var write = timeValue(milliseconds: writeMilliseconds)
+        bufferevent_set_timeouts(bev, &read, &write)
+    }
+
+    func enableReading() { bufferevent_enable(bev, Int16(EV_READ)) }
+    func disableReading() { bufferevent_disable(bev, Int16(EV_READ)) }
+
+    /// Closes the connection: a clean TLS shutdown first so the session stays resumable.
+    func free() {
+        guard !isFreed else { return }
+        isFreed = true
+        delegate = nil
+        onIdleClose = nil
+        if let ssl, isConnected {
+            SSL_set_shutdown(ssl, SSL_RECEIVED_SHUTDOWN)
+            SSL_shutdown(ssl)
+        }
+        bufferevent_free(bev)
+    }
+
+    private func handleReadable() {
+        if let delegate {
+            delegate.upstreamReadable(self)
+        } else if let onIdleClose {
+            // An idle pooled connection must not talk; whatever it says, it is done.
+            onIdleClose(self)
+        }
+    }
+
+    private func handleDrained() {
+        delegate?.upstreamDrained(self)
+    }
+
+    private func handleEvent(_ events: Int16) {
+        let events = Int32(events)
+        if events & Int32(BEV_EVENT_CONNECTED) != 0 {
+            isConnected = true
+            if let ssl { resumedSession = SSL_session_reused(ssl) == 1 }
+            return
+        }
+        let failure: UpstreamFailure
+        if events & Int32(BEV_EVENT_TIMEOUT) != 0 {
+            failure = isConnected ? .timeout : .connect("connect timed out")
+        } else if events & Int32(BEV_EVENT_ERROR) != 0 {
+            failure = classifyError()
+        } else {
+            failure = .closed
+        }
+        if let delegate {
+            delegate.upstreamEnded(self, failure)
+        } else if let onIdleClose {
+            onIdleClose(self)
+        }
+    }
+
+    private func classifyError() -> UpstreamFailure {
+        let dnsError = bufferevent_socket_get_dns_error(bev)
+        if dnsError != 0 {
+            return .dns(String(cString: evutil_gai_strerror(dnsError)))
+        }
+        if ssl != nil {
+            var tlsErrors: [String] = []
+            while true {
+                let code = bufferevent_get_openssl_error(bev)
+                if code == 0 { break }
+                tlsErrors.append(OpenSSLError.describe(code))
+            }
+            if let ssl, !isConnected {
+                let verify = SSL_get_verify_result(ssl)
+                if verify != X509_V_OK {
+                    return .tls("certificate verification failed: " + String(cString: X509_verify_cert_error_string(verify)))
+                }
+            }
+            if !tlsErrors.isEmpty { return .tls(tlsErrors.joined(separator: "; ")) }
+        }
+        let code = errno
+        let reason = code != 0 ? String(cString: strerror(code)) : "connection failed"
+        return isConnected ? .closed : .connect(reason)
+    }
+
+    private static func dnsOrSocketError(_ bev: OpaquePointer) -> String {
+        let dnsError = bufferevent_socket_get_dns_error(bev)
+        if dnsError != 0 { return String(cString: evutil_gai_strerror(dnsError)) }
+        return String(cString: strerror(errno))
+    }
+}

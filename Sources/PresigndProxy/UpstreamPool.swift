@@ -1,0 +1,51 @@
+/// A worker's keep-alive pool for one upstream: idle connections, most recently used first out.
+final class UpstreamPool {
+    let upstreamIndex: Int
+    let sessions = TLSSessionStore()
+    private var idle: [UpstreamConnection] = []
+    private(set) var created = 0
+    private(set) var reused = 0
+
+    init(upstreamIndex: Int) {
+        self.upstreamIndex = upstreamIndex
+    }
+
+    var idleCount: Int { idle.count }
+
+    /// A pooled connection, or nil when the caller must connect a new one.
+    func take() -> UpstreamConnection? {
+        guard let connection = idle.popLast() else { return nil }
+        connection.onIdleClose = nil
+        connection.isReused = true
+        reused += 1
+        return connection
+    }
+
+    func noteCreated() { created += 1 }
+
+    /// Parks a connection whose last exchange ended cleanly; closes it when the pool is full.
+    func put(_ connection: UpstreamConnection, target: UpstreamTarget) {
+        connection.delegate = nil
+        guard idle.count < target.maxIdleConnections else {
+            connection.free()
+            return
+        }
+        // While idle: any byte, EOF or the idle timeout closes it.
+        connection.setTimeouts(
+            readMilliseconds: target.idleTimeoutMilliseconds, writeMilliseconds: target.idleTimeoutMilliseconds)
+        connection.onIdleClose = { [unowned self] closed in self.remove(closed) }
+        connection.enableReading()
+        idle.append(connection)
+    }
+
+    private func remove(_ connection: UpstreamConnection) {
+        idle.removeAll { $0 === connection }
+        connection.free()
+    }
+
+    /// Closes every idle connection (shutdown, reload).
+    func closeAll() {
+        for connection in idle { connection.free() }
+        idle.removeAll()
+    }
+}

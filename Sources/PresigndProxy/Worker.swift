@@ -1,0 +1,209 @@
+import CLibevent
+import PresigndSigV4
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One event-loop thread: its listeners, client connections, upstream pools and signers
+/// (DESIGN §2: nothing on the hot path is shared between threads).
+final class Worker {
+    let index: Int
+    let loop: EventLoop
+    let logger: Logger
+    let metrics: WorkerMetrics
+    private(set) var settings: ProxySettings
+    private var listeners: [OpaquePointer] = []
+    private var connections: [ObjectIdentifier: ClientConnection] = [:]
+    private var pools: [UpstreamPool] = []
+    private var signers: [Signer?] = []
+    private(set) var isDraining = false
+    private var requestCounter: UInt64 = 0
+    private let requestIDPrefix: String
+    private var control: CrossThreadEvent?
+    private var pendingSettings: ProxySettings?
+    private let mailbox = Mailbox()
+
+    init(index: Int, settings: ProxySettings, logger: Logger, metrics: WorkerMetrics) throws(StartupError) {
+        self.index = index
+        self.loop = try EventLoop()
+        self.logger = logger
+        self.metrics = metrics
+        self.settings = settings
+        let random = UInt32.random(in: 0...UInt32.max)
+        self.requestIDPrefix = Self.hex(UInt64(random), digits: 8) + Self.hex(UInt64(index), digits: 2)
+        resetUpstreams()
+        control = CrossThreadEvent(loop: loop) { [unowned self] in self.handleControl() }
+    }
+
+    private func resetUpstreams() {
+        for pool in pools { pool.closeAll() }
+        pools = settings.upstreams.indices.map { UpstreamPool(upstreamIndex: $0) }
+        signers = Array(repeating: nil, count: settings.upstreams.count)
+    }
+
+    /// Accepts on the given sockets (called before the thread starts).
+    func listen(on sockets: [ListenSocket]) throws(StartupError) {
+        for socket in sockets {
+            let context = Unmanaged.passUnretained(self).toOpaque()
+            guard
+                let listener = evconnlistener_new(
+                    loop.base,
+                    { _, fd, address, length, context in
+                        guard let context, let address else { return }
+                        Unmanaged<Worker>.fromOpaque(context).takeUnretainedValue().accept(
+                            fd: fd, peer: SocketAddress(sockaddr: address, length: length))
+                    }, context, LEV_OPT_CLOSE_ON_FREE, -1, socket.fd)
+            else {
+                throw .eventLoop("evconnlistener_new failed for \(socket.boundAddress)")
+            }
+            listeners.append(listener)
+        }
+    }
+
+    private func accept(fd: Int32, peer: SocketAddress) {
+        guard settings.admits(peer) else {
+            logger.warning("Refused client outside allowed_clients", metadata: ["client.address": peer.host])
+            close(fd)
+            return
+        }
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        guard let bev = bufferevent_socket_new(loop.base, fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
+            close(fd)
+            return
+        }
+        let connection = ClientConnection(worker: self, bev: bev, peer: peer, settings: settings)
+        connections[ObjectIdentifier(connection)] = connection
+        metrics.connectionOpened()
+        if connections.count >= settings.limits.maxConnectionsPerWorker {
+            // At capacity: leave further connections in the kernel backlog until one closes.
+            for listener in listeners { evconnlistener_disable(listener) }
+        }
+    }
+
+    func connectionClosed(_ connection: ClientConnection) {
+        guard connections.removeValue(forKey: ObjectIdentifier(connection)) != nil else { return }
+        metrics.connectionClosed()
+        if !isDraining && connections.count == settings.limits.maxConnectionsPerWorker - 1 {
+            for listener in listeners { evconnlistener_enable(listener) }
+        }
+        if isDraining && connections.isEmpty { finishDrain() }
+    }
+
+    func pool(for upstreamIndex: Int) -> UpstreamPool { pools[upstreamIndex] }
+
+    /// The worker's signer for an upstream (its day's signing key stays cached in it).
+    func signer(for upstreamIndex: Int) -> Signer? {
+        if let signer = signers[upstreamIndex] { return signer }
+        let target = settings.upstreams[upstreamIndex]
+        guard let signer = try? Signer(credentials: target.credentials, region: target.region, service: "s3") else {
+            return nil
+        }
+        signers[upstreamIndex] = signer
+        return signer
+    }
+
+    func nextRequestID() -> String {
+        requestCounter &+= 1
+        return requestIDPrefix + Self.hex(requestCounter, digits: 6)
+    }
+
+    func exchangeStarted(_ exchange: Exchange) {
+        metrics.requestStarted()
+    }
+
+    func exchangeEnded(_ exchange: Exchange, completed: Bool) {
+        let duration = loop.nowMilliseconds() - exchange.startedAt
+        metrics.requestEnded(
+            bucket: exchange.bucket, method: exchange.method, status: exchange.responseStatus,
+            bytesIn: exchange.requestBodyBytes, bytesOut: exchange.responseBodyBytes, durationMs: duration)
+        guard completed else { return }
+        logAccess(
+            method: exchange.method, path: exchange.logPath, status: exchange.responseStatus,
+            bytesIn: exchange.requestBodyBytes, bytesOut: exchange.responseBodyBytes, durationMs: duration,
+            upstreamStatus: exchange.responseStatus, bucket: exchange.bucket, requestID: exchange.requestID,
+            error: nil)
+    }
+
+    /// One access-log line per request: never the query string (it may carry presign signatures).
+    func logAccess(
+        method: String, path: String, status: Int, bytesIn: Int, bytesOut: Int, durationMs: Int,
+        upstreamStatus: Int?, bucket: String?, requestID: String, error: String?
+    ) {
+        guard settings.accessLog else { return }
+        logger.info(
+            "Request",
+            metadata: [
+                "request.id": requestID, "http.method": method, "http.path": path, "http.status": String(status),
+                "bytes.in": String(bytesIn), "bytes.out": String(bytesOut), "duration.ms": String(durationMs),
+                "upstream.status": upstreamStatus.map(String.init) ?? "-", "bucket": bucket ?? "-",
+                "error.code": error ?? "-",
+            ])
+    }
+
+    private static func hex(_ value: UInt64, digits: Int) -> String {
+        let text = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, digits - text.count)) + text
+    }
+
+    // MARK: Cross-thread control (drain, reload)
+
+    /// Thread-safe: stop accepting, finish in-flight requests, then leave the loop.
+    func requestDrain() {
+        mailbox.post(.drain)
+        control?.fire()
+    }
+
+    /// Thread-safe: new requests use `settings` from now on; connections in flight keep theirs.
+    func requestReload(_ settings: ProxySettings, listenSockets: [ListenSocket]?) {
+        mailbox.post(.reload(settings, listenSockets))
+        control?.fire()
+    }
+
+    private func handleControl() {
+        for message in mailbox.takeAll() {
+            switch message {
+            case .drain:
+                beginDrain()
+            case .reload(let newSettings, let sockets):
+                settings = newSettings
+                resetUpstreams()
+                if let sockets {
+                    for listener in listeners { evconnlistener_free(listener) }
+                    listeners.removeAll()
+                    try? listen(on: sockets)
+                }
+            }
+        }
+    }
+
+    private func beginDrain() {
+        guard !isDraining else { return }
+        isDraining = true
+        for listener in listeners { evconnlistener_free(listener) }
+        listeners.removeAll()
+        for pool in pools { pool.closeAll() }
+        // Idle keep-alive connections close now; busy ones close after their response.
+        for connection in connections.values where connection.exchange == nil && connection.requestPhase == .head
+            && EvBuffer.length(connection.input) == 0
+        {
+            connection.close()
+        }
+        if connections.isEmpty { finishDrain() }
+    }
+
+    private func finishDrain() {
+        for pool in pools { pool.closeAll() }
+        loop.exit()
+    }
+
+    /// The thread body.
+    func run() {
+        loop.run()
+        for listener in listeners { evconnlistener_free(listener) }
+        listeners.removeAll()
+        for connection in Array(connections.values) { connection.close() }
+        for pool in pools { pool.closeAll() }
+    }
+}

@@ -31,9 +31,11 @@ extension BucketConfig {
         } else if upstream == nil && !reader.contains("upstream") {
             if upstreamNames.count == 1 {
                 upstream = upstreamNames[0]
-            } else if !upstreamNames.isEmpty {
+            } else {
                 diagnostics.error(
-                    "[[bucket]] needs upstream = one of: \(upstreamNames.joined(separator: ", "))",
+                    upstreamNames.isEmpty
+                        ? "[[bucket]] needs an upstream, and no [upstream.NAME] table is defined"
+                        : "[[bucket]] needs upstream = one of: \(upstreamNames.joined(separator: ", "))",
                     at: reader.table.position)
             }
         }

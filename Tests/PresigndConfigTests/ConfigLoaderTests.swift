@@ -157,6 +157,17 @@ import Testing
         #expect(described(errors(text)) == ["1:1: no [[bucket]] is defined; add at least one (name, upstream, mount, access)"])
     }
 
+    @Test(arguments: [
+        ("[[bucket]]\nname = \"a\"", ["1:1: [[bucket]] needs an upstream, and no [upstream.NAME] table is defined"]),
+        (minimalUpstream + "\n[upstream.b]\nprovider = \"s3\"\n[[bucket]]\nname = \"x\"",
+         ["12:1: [[bucket]] needs upstream = one of: r2, b"]),
+        ("bucket = 1\n" + minimalUpstream.replacingOccurrences(of: "[[bucket]]\nname = \"photos\"\nupstream = \"r2\"", with: ""),
+         ["1:10: 'bucket': expected an array of tables [[bucket]], found an integer"]),
+    ])
+    func requiresEachBucketToReachAnUpstream(text: String, expected: [String]) {
+        #expect(described(errors(text, environment: ["AWS_ACCESS_KEY_ID": "A", "AWS_SECRET_ACCESS_KEY": "B"])) == expected)
+    }
+
     @Test func reportsAnUnreadableFileWithoutAPosition() {
         guard case .failure(let failure) = ConfigLoader.load(path: "/nonexistent/presignd.toml", environment: [:]) else {
             Issue.record("expected a failure")

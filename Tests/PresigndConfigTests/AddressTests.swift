@@ -40,7 +40,8 @@ import Testing
                 "3:16: admin_listen address [::]:9180 is not loopback; set allow_remote = true in [server] to expose "
                     + "presignd (anyone who can reach it can use its keys)",
             ])
-        let allowed = try #require(loaded(text.replacingOccurrences(of: "[server]\n", with: "[server]\nallow_remote = true\n")))
+        let allowed = try #require(
+            loaded(text.replacingOccurrences(of: "[server]\n", with: "[server]\nallow_remote = true\n")))
         #expect(allowed.warnings.count == 2)
         #expect(allowed.warnings.allSatisfy { $0.severity == .warning && $0.description.contains(": warning: ") })
     }

@@ -52,7 +52,10 @@ import Testing
         ("[server]\nzzz = 1", "2:1: unknown key 'zzz' in [server]"),
         ("[servr]", "1:2: unknown key 'servr' at the top level; did you mean 'server'?"),
         ("[server.limit]", "1:9: unknown key 'limit' in [server]; did you mean 'limits'?"),
-        ("[upstream.s3]\nsecret_key = 1", "2:1: unknown key 'secret_key' in [upstream.s3]; did you mean 'secret_access_key'?"),
+        (
+            "[upstream.s3]\nsecret_key = 1",
+            "2:1: unknown key 'secret_key' in [upstream.s3]; did you mean 'secret_access_key'?"
+        ),
     ])
     func suggestsTheClosestKnownKey(snippet: String, expected: String) {
         let found = described(errors(minimalUpstream + "\n" + snippet))
@@ -103,22 +106,23 @@ import Testing
     }
 
     @Test func validatesBuckets() {
-        let text = minimalUpstream + """
+        let text =
+            minimalUpstream + """
 
-            mount = "/"
-            [[bucket]]
-            name = "photos"
-            [[bucket]]
-            name = "videos"
-            mount = "/"
-            [[bucket]]
-            name = "docs"
-            mount = "docs/"
-            allowed_methods = ["GET", "PUT"]
-            [[bucket]]
-            name = "bad name"
-            upstream = "r3"
-            """
+                mount = "/"
+                [[bucket]]
+                name = "photos"
+                [[bucket]]
+                name = "videos"
+                mount = "/"
+                [[bucket]]
+                name = "docs"
+                mount = "docs/"
+                allowed_methods = ["GET", "PUT"]
+                [[bucket]]
+                name = "bad name"
+                upstream = "r3"
+                """
         #expect(
             described(errors(text)) == [
                 "12:8: bucket 'photos' is already defined at line 7",
@@ -131,15 +135,16 @@ import Testing
     }
 
     @Test func allowsACatchAllMountNextToOthersAndDefaultsTheOnlyUpstream() throws {
-        let text = minimalUpstream + """
+        let text =
+            minimalUpstream + """
 
-            mount = "/"
-            access = "read-write"
-            allowed_methods = ["get", "put"]
-            [[bucket]]
-            name = "videos"
-            mount = "/media/videos"
-            """
+                mount = "/"
+                access = "read-write"
+                allowed_methods = ["get", "put"]
+                [[bucket]]
+                name = "videos"
+                mount = "/media/videos"
+                """
         let configuration = try #require(loaded(text))
         #expect(configuration.buckets.map(\.mount) == ["/", "/media/videos"])
         #expect(configuration.buckets[0].allowedMethods == ["GET", "PUT"])
@@ -154,27 +159,38 @@ import Testing
             access_key_id = "AKIDEXAMPLE"
             secret_access_key = "wJalrXUtnFEMI"
             """
-        #expect(described(errors(text)) == ["1:1: no [[bucket]] is defined; add at least one (name, upstream, mount, access)"])
+        #expect(
+            described(errors(text)) == [
+                "1:1: no [[bucket]] is defined; add at least one (name, upstream, mount, access)"
+            ])
     }
 
     @Test(arguments: [
         ("[[bucket]]\nname = \"a\"", ["1:1: [[bucket]] needs an upstream, and no [upstream.NAME] table is defined"]),
-        (minimalUpstream + "\n[upstream.b]\nprovider = \"s3\"\n[[bucket]]\nname = \"x\"",
-         ["12:1: [[bucket]] needs upstream = one of: r2, b"]),
-        ("bucket = 1\n" + minimalUpstream.replacingOccurrences(of: "[[bucket]]\nname = \"photos\"\nupstream = \"r2\"", with: ""),
-         ["1:10: 'bucket': expected an array of tables [[bucket]], found an integer"]),
+        (
+            minimalUpstream + "\n[upstream.b]\nprovider = \"s3\"\n[[bucket]]\nname = \"x\"",
+            ["12:1: [[bucket]] needs upstream = one of: r2, b"]
+        ),
+        (
+            "bucket = 1\n"
+                + minimalUpstream.replacingOccurrences(of: "[[bucket]]\nname = \"photos\"\nupstream = \"r2\"", with: ""),
+            ["1:10: 'bucket': expected an array of tables [[bucket]], found an integer"]
+        ),
     ])
     func requiresEachBucketToReachAnUpstream(text: String, expected: [String]) {
-        #expect(described(errors(text, environment: ["AWS_ACCESS_KEY_ID": "A", "AWS_SECRET_ACCESS_KEY": "B"])) == expected)
+        #expect(
+            described(errors(text, environment: ["AWS_ACCESS_KEY_ID": "A", "AWS_SECRET_ACCESS_KEY": "B"])) == expected)
     }
 
     @Test func reportsAnUnreadableFileWithoutAPosition() {
-        guard case .failure(let failure) = ConfigLoader.load(path: "/nonexistent/presignd.toml", environment: [:]) else {
+        guard case .failure(let failure) = ConfigLoader.load(path: "/nonexistent/presignd.toml", environment: [:])
+        else {
             Issue.record("expected a failure")
             return
         }
         #expect(
-            failure.description == "/nonexistent/presignd.toml: error: cannot read configuration file: No such file or directory")
+            failure.description
+                == "/nonexistent/presignd.toml: error: cannot read configuration file: No such file or directory")
     }
 
     @Test func parsesTheExampleFiles() throws {

@@ -14,7 +14,8 @@ import Testing
 
     @Test func inlineKeysWinOverTheEnvironment() throws {
         let found = try #require(
-            credentials("access_key_id = \"INLINEID\"\nsecret_access_key = \"inline-secret\"", environment: environment))
+            credentials("access_key_id = \"INLINEID\"\nsecret_access_key = \"inline-secret\"", environment: environment)
+        )
         #expect(found.accessKeyID == "INLINEID" && found.secretAccessKey.revealed == "inline-secret")
         #expect(found.sessionToken == nil && found.source == "inline")
     }
@@ -24,7 +25,8 @@ import Testing
         let id = try directory.write("id", "FILEID\n")
         let secret = try directory.write("secret", "file-secret\r\n")
         let token = try directory.write("token", "file-token")
-        let body = "access_key_id_file = \"\(id)\"\nsecret_access_key_file = \"\(secret)\"\nsession_token_file = \"\(token)\""
+        let body =
+            "access_key_id_file = \"\(id)\"\nsecret_access_key_file = \"\(secret)\"\nsession_token_file = \"\(token)\""
         let found = try #require(credentials(body, environment: environment))
         #expect(found.accessKeyID == "FILEID" && found.secretAccessKey.revealed == "file-secret")
         #expect(found.sessionToken?.revealed == "file-token" && found.source == "file")
@@ -73,25 +75,50 @@ import Testing
         #expect(found.sessionToken?.revealed == "env-token" && found.source == "environment")
     }
 
-    @Test(arguments: [
-        ("", [:], "1:1: no credentials for upstream 'u': set access_key_id and secret_access_key (or their _file "
-            + "variants), or credentials_profile, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment"),
-        ("", ["AWS_ACCESS_KEY_ID": "X"], "1:1: no credentials for upstream 'u': set access_key_id and "
-            + "secret_access_key (or their _file variants), or credentials_profile, or AWS_ACCESS_KEY_ID and "
-            + "AWS_SECRET_ACCESS_KEY in the environment; AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not"),
-        ("access_key_id = \"ID\"", [:], "1:1: upstream 'u' sets access_key_id but not secret_access_key (or secret_access_key_file)"),
-        ("access_key_id = \"ID\"\nsecret_access_key = \"s\"\nsecret_access_key_file = \"/x\"", [:],
-         "5:1: set either secret_access_key or secret_access_key_file, not both"),
-        ("access_key_id = \"ID\"\nsecret_access_key_file = \"/nonexistent/secret\"", [:],
-         "4:1: cannot read secret_access_key_file '/nonexistent/secret': No such file or directory"),
-        ("access_key_id = \"ID\"\nsecret_access_key = \"s\"\ncredentials_profile = \"p\"", [:],
-         "5:1: credentials_profile cannot be combined with access_key_id and secret_access_key"),
-        ("session_token = \"t\"", [:], "3:1: session_token needs access_key_id and secret_access_key in the same table"),
-        ("credentials_file = \"/x\"", [:], "3:1: credentials_file needs credentials_profile"),
-        ("credentials_profile = \"p\"", [:], "3:23: cannot locate the credentials file for profile 'p': set "
-            + "credentials_file, or HOME or AWS_SHARED_CREDENTIALS_FILE in the environment"),
-        ("access_key_id = \"ID\"\nsecret_access_key = 42", [:], "4:21: 'secret_access_key': expected a string, found an integer"),
-    ] as [(String, [String: String], String)])
+    @Test(
+        arguments: [
+            (
+                "", [:],
+                "1:1: no credentials for upstream 'u': set access_key_id and secret_access_key (or their _file "
+                    + "variants), or credentials_profile, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment"
+            ),
+            (
+                "", ["AWS_ACCESS_KEY_ID": "X"],
+                "1:1: no credentials for upstream 'u': set access_key_id and "
+                    + "secret_access_key (or their _file variants), or credentials_profile, or AWS_ACCESS_KEY_ID and "
+                    + "AWS_SECRET_ACCESS_KEY in the environment; AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not"
+            ),
+            (
+                "access_key_id = \"ID\"", [:],
+                "1:1: upstream 'u' sets access_key_id but not secret_access_key (or secret_access_key_file)"
+            ),
+            (
+                "access_key_id = \"ID\"\nsecret_access_key = \"s\"\nsecret_access_key_file = \"/x\"", [:],
+                "5:1: set either secret_access_key or secret_access_key_file, not both"
+            ),
+            (
+                "access_key_id = \"ID\"\nsecret_access_key_file = \"/nonexistent/secret\"", [:],
+                "4:1: cannot read secret_access_key_file '/nonexistent/secret': No such file or directory"
+            ),
+            (
+                "access_key_id = \"ID\"\nsecret_access_key = \"s\"\ncredentials_profile = \"p\"", [:],
+                "5:1: credentials_profile cannot be combined with access_key_id and secret_access_key"
+            ),
+            (
+                "session_token = \"t\"", [:],
+                "3:1: session_token needs access_key_id and secret_access_key in the same table"
+            ),
+            ("credentials_file = \"/x\"", [:], "3:1: credentials_file needs credentials_profile"),
+            (
+                "credentials_profile = \"p\"", [:],
+                "3:23: cannot locate the credentials file for profile 'p': set "
+                    + "credentials_file, or HOME or AWS_SHARED_CREDENTIALS_FILE in the environment"
+            ),
+            (
+                "access_key_id = \"ID\"\nsecret_access_key = 42", [:],
+                "4:21: 'secret_access_key': expected a string, found an integer"
+            ),
+        ] as [(String, [String: String], String)])
     func reportsCredentialMistakesAtTheirKeys(body: String, environment: [String: String], expected: String) {
         #expect(described(errors(header + body + bucket, environment: environment)) == [expected])
     }
@@ -114,9 +141,13 @@ import Testing
     }
 
     @Test func secretsAreRedactedInDescriptions() throws {
-        let found = try #require(credentials("access_key_id = \"ID\"\nsecret_access_key = \"TOPSECRETVALUE\"\nsession_token = \"TOKENVALUE\""))
+        let found = try #require(
+            credentials(
+                "access_key_id = \"ID\"\nsecret_access_key = \"TOPSECRETVALUE\"\nsession_token = \"TOKENVALUE\""))
         let secret = found.secretAccessKey
-        for text in ["\(secret)", String(describing: secret), String(reflecting: secret), "\(found)", String(reflecting: found)] {
+        for text in [
+            "\(secret)", String(describing: secret), String(reflecting: secret), "\(found)", String(reflecting: found),
+        ] {
             #expect(!text.contains("TOPSECRETVALUE") && !text.contains("TOKENVALUE"), "\(text)")
         }
         var dumped = ""

@@ -109,7 +109,10 @@ import Testing
         ("a = \"x\\qy\"", "1:7: invalid escape sequence in string (valid: \\\" \\\\ \\n \\t \\r \\uXXXX \\UXXXXXXXX)"),
         ("a = \"open", "1:5: unterminated string"),
         ("a = 'open", "1:5: unterminated string"),
-        ("a = read-only", "1:5: expected a value (a quoted string, an integer, true, false, an array or an inline table); strings must be quoted"),
+        (
+            "a = read-only",
+            "1:5: expected a value (a quoted string, an integer, true, false, an array or an inline table); strings must be quoted"
+        ),
         ("a = 0660", "1:5: leading zeros are not allowed in integers (write octal as 0o660, or as a string \"0660\")"),
         ("a = 1.5", "1:5: floating-point numbers are not supported; use an integer or a string"),
         ("a = 1__0", "1:5: misplaced '_' in integer"),

@@ -15,7 +15,9 @@ import Testing
         #expect(ConfigDuration(parsing: text) == nil)
     }
 
-    @Test(arguments: [(ConfigDuration.milliseconds(5_400_000), "1h30m"), (.seconds(0), "0s"), (.milliseconds(1500), "1s500ms")])
+    @Test(arguments: [
+        (ConfigDuration.milliseconds(5_400_000), "1h30m"), (.seconds(0), "0s"), (.milliseconds(1500), "1s500ms"),
+    ])
     func describesDurationsInTheirShortestSpelling(duration: ConfigDuration, text: String) {
         #expect(duration.description == text)
         #expect(ConfigDuration(parsing: text) == duration)

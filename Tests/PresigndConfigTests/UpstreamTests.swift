@@ -15,7 +15,8 @@ import Testing
         ("jurisdiction = \"fedramp\"", "0123456789abcdef0123456789abcdef.fedramp.r2.cloudflarestorage.com"),
     ])
     func buildsR2EndpointsFromAccountAndJurisdiction(extra: String, host: String) throws {
-        let r2 = try #require(upstream("provider = \"r2\"\naccount_id = \"0123456789ABCDEF0123456789abcdef\"\n" + extra))
+        let r2 = try #require(
+            upstream("provider = \"r2\"\naccount_id = \"0123456789ABCDEF0123456789abcdef\"\n" + extra))
         #expect(r2.endpoint.description == "https://" + host)
         #expect(r2.endpoint.hostHeader == host && r2.endpoint.port == 443)
         #expect(r2.region == "auto" && r2.provider == .r2 && !r2.forwardsAWSChunked)
@@ -59,21 +60,32 @@ import Testing
     @Test(arguments: [
         ("provider = \"r2\"\naccount_id = \"abc\"", "3:14: account_id must be 32 hexadecimal characters"),
         ("provider = \"r2\"", "1:1: provider = \"r2\" needs account_id"),
-        ("provider = \"r2\"\naccount_id = \"0123456789abcdef0123456789abcdef\"\nendpoint = \"https://x\"",
-         "4:1: endpoint is derived from account_id for provider = \"r2\"; use provider = \"custom\" to set it"),
-        ("provider = \"r2\"\naccount_id = \"0123456789abcdef0123456789abcdef\"\njurisdiction = \"us\"",
-         "4:16: invalid jurisdiction 'us'; expected one of: eu, fedramp"),
+        (
+            "provider = \"r2\"\naccount_id = \"0123456789abcdef0123456789abcdef\"\nendpoint = \"https://x\"",
+            "4:1: endpoint is derived from account_id for provider = \"r2\"; use provider = \"custom\" to set it"
+        ),
+        (
+            "provider = \"r2\"\naccount_id = \"0123456789abcdef0123456789abcdef\"\njurisdiction = \"us\"",
+            "4:16: invalid jurisdiction 'us'; expected one of: eu, fedramp"
+        ),
         ("provider = \"s3\"\njurisdiction = \"eu\"", "3:1: jurisdiction is only for provider = \"r2\""),
         ("provider = \"custom\"", "1:1: provider = \"custom\" needs endpoint"),
-        ("provider = \"custom\"\nendpoint = \"minio:9000\"",
-         "3:12: invalid endpoint 'minio:9000': endpoint must start with https:// (or http:// for a local test server)"),
+        (
+            "provider = \"custom\"\nendpoint = \"minio:9000\"",
+            "3:12: invalid endpoint 'minio:9000': endpoint must start with https:// (or http:// for a local test server)"
+        ),
         ("provider = \"gcs\"", "2:12: invalid provider 'gcs'; expected one of: r2, s3, custom"),
         ("provider = \"R2\"", "2:12: invalid provider 'R2'; expected one of: r2, s3, custom; did you mean 'r2'?"),
         ("", "1:1: [upstream.u] needs provider = \"r2\", \"s3\" or \"custom\""),
         ("provider = \"s3\"\nregion = \"EU\"", "3:10: invalid region 'EU'; expected e.g. \"us-east-1\" or \"auto\""),
-        ("provider = \"s3\"\naws_chunked = \"maybe\"", "3:15: invalid aws_chunked 'maybe'; expected one of: auto, forward, unwrap"),
-        ("provider = \"s3\"\nca_file = \"/nonexistent/ca.pem\"",
-         "3:11: cannot read ca_file '/nonexistent/ca.pem': No such file or directory"),
+        (
+            "provider = \"s3\"\naws_chunked = \"maybe\"",
+            "3:15: invalid aws_chunked 'maybe'; expected one of: auto, forward, unwrap"
+        ),
+        (
+            "provider = \"s3\"\nca_file = \"/nonexistent/ca.pem\"",
+            "3:11: cannot read ca_file '/nonexistent/ca.pem': No such file or directory"
+        ),
     ])
     func reportsUpstreamMistakes(body: String, expected: String) {
         let found = described(errors("[upstream.u]\n" + body + "\n" + keys + bucket))

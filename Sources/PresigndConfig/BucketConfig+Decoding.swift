@@ -24,16 +24,20 @@ extension BucketConfig {
         if let written = reader.string("upstream"), !upstreamNames.contains(written.value) {
             diagnostics.error(
                 "unknown upstream '\(written.value)'; "
-                    + (upstreamNames.isEmpty ? "no [upstream.NAME] table is defined"
+                    + (upstreamNames.isEmpty
+                        ? "no [upstream.NAME] table is defined"
                         : "defined: \(upstreamNames.joined(separator: ", "))"
-                            + Suggestion.hint(for: written.value, in: upstreamNames)), at: written.position)
+                            + Suggestion.hint(for: written.value, in: upstreamNames)),
+                at: written.position)
             upstream = nil
         } else if upstream == nil && !reader.contains("upstream") {
             if upstreamNames.count == 1 {
                 upstream = upstreamNames[0]
-            } else if !upstreamNames.isEmpty {
+            } else {
                 diagnostics.error(
-                    "[[bucket]] needs upstream = one of: \(upstreamNames.joined(separator: ", "))",
+                    upstreamNames.isEmpty
+                        ? "[[bucket]] needs an upstream, and no [upstream.NAME] table is defined"
+                        : "[[bucket]] needs upstream = one of: \(upstreamNames.joined(separator: ", "))",
                     at: reader.table.position)
             }
         }
@@ -75,7 +79,8 @@ extension BucketConfig {
         if let value = reader.duration("redirect_expires", in: expiries) {
             bucket.redirectExpires = value
             if value > bucket.maxPresignExpiry {
-                diagnostics.error("redirect_expires must not exceed max_presign_expiry", at: reader.keyPosition("redirect_expires"))
+                diagnostics.error(
+                    "redirect_expires must not exceed max_presign_expiry", at: reader.keyPosition("redirect_expires"))
             }
         }
         if let value = reader.boolean("plus_in_path_is_space") { bucket.plusInPathIsSpace = value }

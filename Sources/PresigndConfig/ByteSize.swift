@@ -18,7 +18,7 @@ public enum ByteSize {
         let digits = text.prefix(while: { $0.isASCII && $0.isNumber })
         guard !digits.isEmpty, digits.count <= 18, let number = Int(digits) else { return nil }
         var unit = text.dropFirst(digits.count)
-        if unit.first == " " { unit = unit.dropFirst() }
+        if unit.first == " " && unit.count > 1 { unit = unit.dropFirst() }
         guard let multiplier = unit.isEmpty ? 1 : units[String(unit)] else { return nil }
         let (bytes, overflow) = number.multipliedReportingOverflow(by: multiplier)
         return overflow ? nil : bytes

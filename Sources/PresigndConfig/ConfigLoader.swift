@@ -10,7 +10,8 @@ public enum ConfigLoader {
         case .failure(let error):
             return .failure(
                 ConfigErrors(errors: [
-                    ConfigError(file: path, line: 0, column: 0, message: "cannot read configuration file: \(error.reason)")
+                    ConfigError(
+                        file: path, line: 0, column: 0, message: "cannot read configuration file: \(error.reason)")
                 ]))
         case .success(let text):
             return parse(text: text, path: path, environment: environment)
@@ -25,7 +26,8 @@ public enum ConfigLoader {
         let (root, parseErrors) = TOMLParser.parse(text, file: path)
         diagnostics.append(parseErrors)
         let reader = TableReader(
-            table: root, context: "the top level", knownKeys: ["server", "upstream", "bucket"], diagnostics: diagnostics)
+            table: root, context: "the top level", knownKeys: ["server", "upstream", "bucket"], diagnostics: diagnostics
+        )
         reader.reportUnknownKeys()
 
         let serverTable = reader.table("server") ?? TOMLTable(origin: .implicit, position: .start)

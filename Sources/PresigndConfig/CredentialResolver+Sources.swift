@@ -78,9 +78,9 @@ extension CredentialResolver {
         let secret = environment["AWS_SECRET_ACCESS_KEY"].flatMap { $0.isEmpty ? nil : $0 }
         guard let id, let secret else {
             let detail =
-                if id != nil { "; AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not" }
-                else if secret != nil { "; AWS_SECRET_ACCESS_KEY is set but AWS_ACCESS_KEY_ID is not" }
-                else { "" }
+                if id != nil { "; AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not" } else if secret != nil {
+                    "; AWS_SECRET_ACCESS_KEY is set but AWS_ACCESS_KEY_ID is not"
+                } else { "" }
             reader.diagnostics.error(
                 "no credentials for upstream '\(upstreamName)': set access_key_id and secret_access_key (or their "
                     + "_file variants), or credentials_profile, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in "

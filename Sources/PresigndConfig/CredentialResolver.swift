@@ -51,11 +51,12 @@ struct CredentialResolver {
             return UpstreamCredentials(
                 accessKeyID: id, secretAccessKey: SecretString(key), sessionToken: sessionToken, source: source)
         case (.value, .absent), (.absent, .value):
-            let (missing, present) = if case .absent = access {
-                ("access_key_id", "secret_access_key")
-            } else {
-                ("secret_access_key", "access_key_id")
-            }
+            let (missing, present) =
+                if case .absent = access {
+                    ("access_key_id", "secret_access_key")
+                } else {
+                    ("secret_access_key", "access_key_id")
+                }
             reader.diagnostics.error(
                 "upstream '\(upstreamName)' sets \(present) but not \(missing) (or \(missing)_file)",
                 at: reader.table.position)

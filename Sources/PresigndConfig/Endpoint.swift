@@ -54,9 +54,12 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
     /// `https://host[:port]`.
     public var description: String { "\(scheme.rawValue)://\(hostHeader)" }
 
-    /// RFC 1123 host name: dot-separated labels of letters, digits and inner hyphens.
+    /// RFC 1123 host name: dot-separated labels of letters, digits and inner hyphens; the last label is not all
+    /// digits (so a mistyped IPv4 address such as `999.0.0.1` is not taken for a name).
     static func isHostName(_ text: String) -> Bool {
         guard !text.isEmpty, text.utf8.count <= 253 else { return false }
+        let labels = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard let last = labels.last, !last.allSatisfy({ $0.isASCII && $0.isNumber }) else { return false }
         return text.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { label in
             !label.isEmpty && label.count <= 63 && label.first != "-" && label.last != "-"
                 && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }

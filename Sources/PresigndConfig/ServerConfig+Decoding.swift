@@ -11,7 +11,9 @@ extension ServerConfig {
         let diagnostics = reader.diagnostics
         if let value = reader.boolean("allow_remote") { server.allowRemote = value }
         if let listen = reader.strings("listen", allowSingle: true) {
-            if listen.isEmpty { diagnostics.error("'listen' needs at least one address", at: reader.keyPosition("listen")) }
+            if listen.isEmpty {
+                diagnostics.error("'listen' needs at least one address", at: reader.keyPosition("listen"))
+            }
             server.listen = listen.compactMap { decodeListen($0, key: "listen", server: server, diagnostics) }
         }
         for (index, address) in server.listen.enumerated() where server.listen[..<index].contains(address) {

@@ -7,7 +7,8 @@ enum Suggestion {
         for candidate in candidates where candidate != word {
             let distance = levenshtein(word, candidate)
             let prefix = zip(word, candidate).prefix(while: { $0 == $1 }).count
-            let isClose = (distance <= 2 && distance < word.count) || prefix >= 5
+            let isClose =
+                (distance <= 2 && distance < word.count) || prefix >= 5
                 || (prefix >= 3 && (candidate.hasPrefix(word) || word.hasPrefix(candidate)))
             guard isClose else { continue }
             if best == nil || distance < best!.score { best = (candidate, distance) }

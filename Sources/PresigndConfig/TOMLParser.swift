@@ -40,7 +40,10 @@ public struct TOMLParser {
             guard let byte = peek() else { break }
             switch byte {
             case UInt8(ascii: "\n"), UInt8(ascii: "\r"):
-                do { try consumeNewline() } catch { record(error); skipToNextLine() }
+                do { try consumeNewline() } catch {
+                    record(error)
+                    skipToNextLine()
+                }
             case UInt8(ascii: "#"):
                 skipComment()
             default:

@@ -58,7 +58,8 @@ extension TOMLTable {
     }
 
     /// `[[header]]`: appends a new table to the array `key`, creating the array on first use.
-    mutating func appendArrayElement(_ key: TOMLKey, header: String, at start: SourcePosition) throws(TOMLParseFailure) {
+    mutating func appendArrayElement(_ key: TOMLKey, header: String, at start: SourcePosition) throws(TOMLParseFailure)
+    {
         let element = TOMLTable(origin: .header, position: start)
         guard let existing = entry(key.name) else {
             set(key.name, keyPosition: key.position, value: TOMLValue(.tableArray([element]), at: start))
@@ -66,7 +67,8 @@ extension TOMLTable {
         }
         guard case .tableArray(var tables) = existing.value.kind else {
             throw TOMLParseFailure(
-                start, "cannot define [[\(header)]]: '\(key.name)' is already defined at line \(existing.keyPosition.line)")
+                start,
+                "cannot define [[\(header)]]: '\(key.name)' is already defined at line \(existing.keyPosition.line)")
         }
         tables.append(element)
         replaceValue(key.name, with: TOMLValue(.tableArray(tables), at: existing.value.position))

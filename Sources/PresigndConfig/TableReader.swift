@@ -92,9 +92,9 @@ struct TableReader {
     /// Reports every key not in `knownKeys`, at the key, with a suggestion.
     func reportUnknownKeys() {
         for key in table.keys where !knownKeys.contains(key) {
+            let place = context.hasPrefix("[") ? "in \(context)" : "at \(context)"
             diagnostics.error(
-                "unknown key '\(key)' in \(context)" + Suggestion.hint(for: key, in: knownKeys),
-                at: keyPosition(key))
+                "unknown key '\(key)' \(place)" + Suggestion.hint(for: key, in: knownKeys), at: keyPosition(key))
         }
     }
 }

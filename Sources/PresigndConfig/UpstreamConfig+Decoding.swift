@@ -24,14 +24,16 @@ extension UpstreamConfig {
         let endpoint = decodeEndpoint(provider: provider, reader: reader)
         var region = reader.string("region")?.value ?? (provider == .r2 ? "auto" : "us-east-1")
         if let text = reader.string("region"), !isRegion(text.value) {
-            diagnostics.error("invalid region '\(text.value)'; expected e.g. \"us-east-1\" or \"auto\"", at: text.position)
+            diagnostics.error(
+                "invalid region '\(text.value)'; expected e.g. \"us-east-1\" or \"auto\"", at: text.position)
             region = "us-east-1"
         }
         let credentials = CredentialResolver(
             reader: reader, upstreamName: name, environment: environment, configPath: configPath
         ).resolve()
         guard let provider, let credentials,
-            let endpoint = endpoint ?? (provider == .s3 ? Endpoint(scheme: .https, host: "s3.\(region).amazonaws.com") : nil)
+            let endpoint = endpoint
+                ?? (provider == .s3 ? Endpoint(scheme: .https, host: "s3.\(region).amazonaws.com") : nil)
         else { return nil }
         var upstream = UpstreamConfig(
             name: name, provider: provider, endpoint: endpoint, region: region, credentials: credentials)
@@ -121,6 +123,7 @@ extension UpstreamConfig {
     }
 
     private static func isRegion(_ text: String) -> Bool {
-        !text.isEmpty && text.count <= 64 && text.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }
+        !text.isEmpty && text.count <= 64
+            && text.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }
     }
 }

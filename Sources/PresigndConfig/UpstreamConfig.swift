@@ -44,7 +44,8 @@ public struct UpstreamConfig: Sendable, Hashable {
     /// `aws_chunked`. Default auto.
     public var awsChunked: AWSChunkedMode = .auto
 
-    public init(name: String, provider: Provider, endpoint: Endpoint, region: String, credentials: UpstreamCredentials) {
+    public init(name: String, provider: Provider, endpoint: Endpoint, region: String, credentials: UpstreamCredentials)
+    {
         self.name = name
         self.provider = provider
         self.endpoint = endpoint

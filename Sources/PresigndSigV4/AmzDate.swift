@@ -13,11 +13,14 @@ public struct AmzDate: Sendable, Equatable {
     public let epochSeconds: Int
     /// `20150830T123600Z`.
     public let string: String
+    /// `yyyymmdd`, the first 8 characters of `string` (§1: the scope date comes from the same string).
+    public let dateStamp: String
 
     public init(epochSeconds: Int) {
         self.epochSeconds = epochSeconds
         let civil = CivilTime(epochSeconds: epochSeconds)
         self.string = civil.formatted(dateSeparator: nil, timeSeparator: nil, designator: UInt8(ascii: "T"))
+        self.dateStamp = String(string.prefix(8))
     }
 
     /// Parses `yyyyMMdd'T'HHmmss'Z'`; nil unless every field is in range (Feb 29 only in leap years).
@@ -45,9 +48,6 @@ public struct AmzDate: Sendable, Equatable {
         clock_gettime(CLOCK_REALTIME, &spec)
         return AmzDate(epochSeconds: Int(spec.tv_sec))
     }
-
-    /// `yyyymmdd`, the first 8 characters of `string` (§1: the scope date comes from the same string).
-    public var dateStamp: String { String(string.prefix(8)) }
 
     /// ISO-8601 with separators, `2015-08-30T12:36:00Z`, for humans and JSON output.
     public var iso8601: String {

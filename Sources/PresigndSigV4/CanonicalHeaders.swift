@@ -49,17 +49,25 @@ struct CanonicalHeaders {
     /// §4.1 value: trim, collapse inner whitespace runs (space, tab, CR, LF from obs-fold) to one space;
     /// quotes do not protect spaces (`get-header-value-trim`).
     static func appendTrimmed(_ value: String, to output: inout [UInt8]) {
-        var started = false
-        var pendingSpace = false
-        for byte in value.utf8 {
-            if byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A {
-                pendingSpace = started
-            } else {
-                if pendingSpace { output.append(0x20) }
-                pendingSpace = false
-                started = true
-                output.append(byte)
+        var value = value
+        value.withUTF8 { bytes in
+            // Copy whole runs of non-whitespace at once: most values have no run to collapse.
+            var index = 0
+            var needsSpace = false
+            while index < bytes.count {
+                while index < bytes.count, isWhitespace(bytes[index]) { index += 1 }
+                guard index < bytes.count else { break }
+                let start = index
+                while index < bytes.count, !isWhitespace(bytes[index]) { index += 1 }
+                if needsSpace { output.append(0x20) }
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                needsSpace = true
             }
         }
+    }
+
+    @inline(__always)
+    static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A
     }
 }

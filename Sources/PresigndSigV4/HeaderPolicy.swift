@@ -12,41 +12,62 @@ public enum HeaderRule: Sendable, Equatable {
 public enum HeaderPolicy {
     /// The rule for a header name that is already lower case.
     public static func rule(forLowercasedName name: String) -> HeaderRule {
-        if name.utf8.starts(with: "x-amz-".utf8) {
+        // Dispatch on the first byte so the common names cost one or two comparisons.
+        switch name.utf8.first {
+        case UInt8(ascii: "x"):
+            if hasPrefix(name, "x-amz-") {
+                switch name {
+                // §4.4: replaced by the signer's own values.
+                case "x-amz-date", "x-amz-content-sha256", "x-amz-security-token": return .strip
+                // §4.2: every other forwarded x-amz-* header MUST be signed.
+                default: return .sign
+                }
+            }
+            return hasPrefix(name, "x-forwarded-") ? .strip : .forwardUnsigned  // §4.4 proxy bookkeeping
+        case UInt8(ascii: "h"):
+            return name == "host" ? .sign : .forwardUnsigned  // §4.2
+        case UInt8(ascii: "c"):
+            if hasPrefix(name, "content-") { return .sign }  // §4.2 type/md5, §4.3 encoding/disposition/language/length
+            if name == "cache-control" { return .sign }  // §4.3
+            if name == "connection" || hasPrefix(name, "cf-") { return .strip }  // §4.4 hop-by-hop; Cloudflare edge
+            return .forwardUnsigned
+        case UInt8(ascii: "r"):
+            return name == "range" ? .sign : .forwardUnsigned  // §4.3
+        case UInt8(ascii: "i"):
             switch name {
-            // §4.4: replaced by the signer's own values.
-            case "x-amz-date", "x-amz-content-sha256", "x-amz-security-token": return .strip
-            // §4.2: every other forwarded x-amz-* header MUST be signed.
-            default: return .sign
+            case "if-match", "if-none-match", "if-modified-since", "if-unmodified-since": return .sign  // §4.3
+            default: return .forwardUnsigned
+            }
+        case UInt8(ascii: "d"):
+            return name == "date" ? .sign : .forwardUnsigned  // §6: a forwarded Date may be signed
+        case UInt8(ascii: "e"):
+            switch name {
+            case "expires": return .sign  // §4.3
+            case "expect": return .strip  // §4.4: R2 has no 100 Continue
+            default: return .forwardUnsigned
+            }
+        case UInt8(ascii: "p"):
+            return hasPrefix(name, "proxy-") ? .strip : .forwardUnsigned  // §4.4 proxy-authenticate/-authorization/-connection
+        default:
+            switch name {
+            // §4.4 hop-by-hop (RFC 9110 §7.6.1), the client's own auth, proxy bookkeeping.
+            case "keep-alive", "te", "trailer", "transfer-encoding", "upgrade", "authorization", "via", "forwarded":
+                return .strip
+            // §4.4 user-agent, accept-encoding, traceparent, tracestate, baggage and anything else.
+            default: return .forwardUnsigned
             }
         }
-        switch name {
-        // §4.2 MUST sign; `date` may be signed (§6, the S3 PUT example signs it).
-        case "host", "content-type", "content-md5", "date": return .sign
-        // §4.3 SHOULD sign when forwarded unchanged; content-length only when that exact value is sent
-        // (the proxy passes it only then).
-        case "range", "content-length", "cache-control", "expires",
-            "if-match", "if-none-match", "if-modified-since", "if-unmodified-since":
-            return .sign
-        // §4.4 hop-by-hop (RFC 9110 §7.6.1) plus proxy-connection and expect (R2 has no 100 Continue).
-        case "connection", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade", "proxy-connection",
-            "expect":
-            return .strip
-        // §4.4: the client's own auth is replaced; proxy bookkeeping is never signed.
-        case "authorization", "via", "forwarded": return .strip
-        default: break
+    }
+
+    private static func hasPrefix(_ name: String, _ prefix: StaticString) -> Bool {
+        let prefixBytes = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+        var index = 0
+        for byte in name.utf8 {
+            if index == prefixBytes.count { return true }
+            if byte != prefixBytes[index] { return false }
+            index += 1
         }
-        if name.utf8.starts(with: "proxy-".utf8) || name.utf8.starts(with: "x-forwarded-".utf8)
-            || name.utf8.starts(with: "cf-".utf8)
-        {
-            return .strip  // §4.4 proxy-authenticate/-authorization, x-forwarded-*, cf-* (Cloudflare edge)
-        }
-        if name.utf8.starts(with: "content-".utf8) {
-            return .sign  // §4.3 content-encoding, -disposition, -language, ...
-        }
-        // §4.4 user-agent, accept-encoding, x-amzn-trace-id, traceparent, tracestate, baggage, and anything
-        // else: safe to forward, not signed.
-        return .forwardUnsigned
+        return index == prefixBytes.count
     }
 
     /// Names listed in a `Connection` header value, lower-cased: those headers are hop-by-hop too (§4.4,

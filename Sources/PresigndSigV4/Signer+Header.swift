@@ -89,17 +89,15 @@ extension Signer {
         let signature = try signature(of: stringToSign, dateStamp: dateStamp)
 
         // §1 Authorization: one line, `, ` between the parts.
-        var authorization: [UInt8] = []
-        authorization.reserveCapacity(256)
-        authorization.append(contentsOf: "AWS4-HMAC-SHA256 Credential=".utf8)
-        authorization.append(contentsOf: credentials.accessKeyID.utf8)
-        authorization.append(UInt8(ascii: "/"))
-        appendScope(dateStamp: dateStamp, to: &authorization)
-        authorization.append(contentsOf: ", SignedHeaders=".utf8)
-        authorization.append(contentsOf: signedHeaders)
-        authorization.append(contentsOf: ", Signature=".utf8)
-        authorization.append(contentsOf: signature.utf8)
-        let authorizationValue = String(decoding: authorization, as: UTF8.self)
+        var authorizationValue = "AWS4-HMAC-SHA256 Credential="
+        authorizationValue.reserveCapacity(160 + signedHeaders.count + credentials.accessKeyID.utf8.count)
+        authorizationValue += credentials.accessKeyID
+        authorizationValue += "/"
+        authorizationValue += scope(dateStamp: dateStamp)
+        authorizationValue += ", SignedHeaders="
+        authorizationValue += String(decoding: signedHeaders, as: UTF8.self)
+        authorizationValue += ", Signature="
+        authorizationValue += signature
         sent.append(("Authorization", authorizationValue))
 
         return SignedRequest(

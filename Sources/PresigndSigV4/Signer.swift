@@ -55,6 +55,11 @@ public final class Signer {
         output.append(contentsOf: "/aws4_request".utf8)
     }
 
+    /// `yyyymmdd/region/service/aws4_request` as a `String`.
+    func scope(dateStamp: String) -> String {
+        dateStamp + "/" + region + "/" + service + "/aws4_request"
+    }
+
     /// Builds `algorithm \n x-amz-date \n scope \n rest…` (§1, §5.1, §5.2 share this shape).
     func stringToSign(algorithm: String, date: AmzDate, lines: [String]) -> [UInt8] {
         var output: [UInt8] = []

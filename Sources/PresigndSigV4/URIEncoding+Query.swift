@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The canonical query string (SIGV4-S3-RULES §3).
 extension URIEncoding {
     /// §3 steps 1–3: split on `&` (not `;`), drop empty pieces, split at the first `=` (no `=` means the
@@ -44,25 +50,41 @@ extension URIEncoding {
 
     /// Byte-buffer form of `canonicalQuery`.
     static func appendCanonicalQuery(_ parameters: [QueryParameter], to output: inout [UInt8]) {
-        var encoded: [(name: [UInt8], value: [UInt8])] = []
-        encoded.reserveCapacity(parameters.count)
+        guard !parameters.isEmpty else { return }
+        // Encode every name and value into one scratch buffer and sort ranges of it (one allocation pair
+        // instead of two arrays per parameter).
+        var scratch: [UInt8] = []
+        scratch.reserveCapacity(parameters.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count } * 2)
+        var ranges: [(name: Range<Int>, value: Range<Int>)] = []
+        ranges.reserveCapacity(parameters.count)
         for parameter in parameters {
-            var name: [UInt8] = []
-            var value: [UInt8] = []
-            append(parameter.name.utf8, keepingSlash: false, to: &name)
-            append(parameter.value.utf8, keepingSlash: false, to: &value)
-            encoded.append((name, value))
+            let nameStart = scratch.count
+            append(parameter.name.utf8, keepingSlash: false, to: &scratch)
+            let valueStart = scratch.count
+            append(parameter.value.utf8, keepingSlash: false, to: &scratch)
+            ranges.append((nameStart..<valueStart, valueStart..<scratch.count))
         }
-        // §3 step 5: compare (key, value) pairs, not joined strings: `Param` < `Param-3`.
-        encoded.sort { left, right in
-            if left.name != right.name { return left.name.lexicographicallyPrecedes(right.name) }
-            return left.value.lexicographicallyPrecedes(right.value)
-        }
-        for (index, pair) in encoded.enumerated() {
-            if index > 0 { output.append(UInt8(ascii: "&")) }
-            output.append(contentsOf: pair.name)
-            output.append(UInt8(ascii: "="))
-            output.append(contentsOf: pair.value)
+        scratch.withUnsafeBufferPointer { bytes in
+            // §3 step 5: compare (key, value) pairs, not joined strings: `Param` < `Param-3`.
+            func precedes(_ left: Range<Int>, _ right: Range<Int>) -> Bool? {
+                let common = min(left.count, right.count)
+                if common > 0, let base = bytes.baseAddress {
+                    let order = memcmp(base + left.lowerBound, base + right.lowerBound, common)
+                    if order != 0 { return order < 0 }
+                }
+                return left.count == right.count ? nil : left.count < right.count
+            }
+            if ranges.count > 1 {
+                ranges.sort { left, right in
+                    precedes(left.name, right.name) ?? precedes(left.value, right.value) ?? false
+                }
+            }
+            for (index, pair) in ranges.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: "&")) }
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[pair.name]))
+                output.append(UInt8(ascii: "="))
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[pair.value]))
+            }
         }
     }
 }

@@ -14,16 +14,35 @@ public enum URIEncoding {
 
     /// UriEncode into a byte buffer (the signer's hot path).
     static func append(_ bytes: some Collection<UInt8>, keepingSlash: Bool, to output: inout [UInt8]) {
+        let handled: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+            appendContiguous(buffer, keepingSlash: keepingSlash, to: &output)
+        }
+        if handled == nil {
+            Array(bytes).withUnsafeBufferPointer { appendContiguous($0, keepingSlash: keepingSlash, to: &output) }
+        }
+    }
+
+    /// Copies runs of kept bytes in bulk; escapes the rest as `%XY`.
+    private static func appendContiguous(
+        _ bytes: UnsafeBufferPointer<UInt8>, keepingSlash: Bool, to output: inout [UInt8]
+    ) {
         ByteTables.unreserved.withUnsafeBufferPointer { unreserved in
             ByteTables.upperHex.withUnsafeBufferPointer { hex in
-                for byte in bytes {
-                    if unreserved[Int(byte)] || (keepingSlash && byte == UInt8(ascii: "/")) {
-                        output.append(byte)
-                    } else {
-                        output.append(UInt8(ascii: "%"))
-                        output.append(hex[Int(byte >> 4)])
-                        output.append(hex[Int(byte & 0x0F)])
+                var index = 0
+                while index < bytes.count {
+                    let start = index
+                    while index < bytes.count,
+                        unreserved[Int(bytes[index])] || (keepingSlash && bytes[index] == UInt8(ascii: "/"))
+                    {
+                        index += 1
                     }
+                    if index > start { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index])) }
+                    guard index < bytes.count else { break }
+                    let byte = bytes[index]
+                    output.append(UInt8(ascii: "%"))
+                    output.append(hex[Int(byte >> 4)])
+                    output.append(hex[Int(byte & 0x0F)])
+                    index += 1
                 }
             }
         }

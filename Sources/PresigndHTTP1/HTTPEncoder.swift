@@ -15,6 +15,8 @@ public enum HTTPEncoder {
         buffer.append(contentsOf: head.target.utf8)
         buffer.append(ASCII.space)
         appendVersion(head.version, into: &buffer)
+        buffer.append(ASCII.cr)
+        buffer.append(ASCII.lf)
         appendFields(head.headers, into: &buffer)
     }
 
@@ -28,6 +30,8 @@ public enum HTTPEncoder {
         buffer.append(UInt8(ascii: "0") + UInt8(status % 10))
         buffer.append(ASCII.space)
         buffer.append(contentsOf: head.reason.utf8)
+        buffer.append(ASCII.cr)
+        buffer.append(ASCII.lf)
         appendFields(head.headers, into: &buffer)
     }
 
@@ -50,8 +54,6 @@ public enum HTTPEncoder {
         buffer.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: version.major % 10))
         buffer.append(UInt8(ascii: "."))
         buffer.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: version.minor % 10))
-        buffer.append(ASCII.cr)
-        buffer.append(ASCII.lf)
     }
 
     /// Each field as `name: value CRLF`, then the empty line (RFC 9112 §5).

@@ -1,3 +1,0 @@
-import Testing
-
-@Test func placeholderHTTP1() { #expect(Bool(true)) }

@@ -1,3 +1,5 @@
+import CLibevent
+
 #if canImport(Glibc)
     import Glibc
 #endif

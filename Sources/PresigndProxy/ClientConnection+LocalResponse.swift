@@ -27,7 +27,7 @@ extension ClientConnection {
         guard method == "GET" || method == "HEAD" else {
             respondLocally(
                 error: .accessDenied("only GET and HEAD are served at /"), method: method, resource: "/",
-                closing: requestPhase != .done, requestID: requestID)
+                closing: decoder.framing != .none, requestID: requestID)
             return
         }
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -71,6 +71,6 @@ extension ClientConnection {
         } else if requestPhase == .done {
             requestCycleEnded()
         }
-        // requestPhase == .body without closing cannot happen: an unread body always closes.
+        // Still in the body phase: the decoder's `.end` (a bodyless request) ends the cycle.
     }
 }

@@ -98,26 +98,28 @@ extension ClientConnection {
 
     /// A head arrived: answer locally or start forwarding.
     private func startExchange(_ head: RequestHead) {
-        requestPhase = decoder.framing == .none ? .done : .body
+        // The decoder still owes this message's `.end` (at once when there is no body), so the
+        // body phase runs even for bodyless requests.
+        requestPhase = .body
+        let hasBody = decoder.framing != .none
         let isHTTP10 = head.version.minor == 0
         let keepAlive = decoder.isKeepAlive && !worker.isDraining
         if !keepAlive { closeAfterResponse = true }
         switch RequestRewriter.prepare(head: head, framing: decoder.framing, settings: settings) {
         case .failure(let error):
             respondLocally(error: error, method: head.method, resource: RequestRewriter.resource(of: head.target),
-                closing: requestPhase != .done, isHTTP10: isHTTP10)
+                closing: hasBody, isHTTP10: isHTTP10)
         case .success(.serviceRoot):
             respondServiceRoot(method: head.method, isHTTP10: isHTTP10)
         case .success(.forward(let plan)):
-            forward(plan, head: head, isHTTP10: isHTTP10, keepAlive: keepAlive)
+            forward(plan, head: head, isHTTP10: isHTTP10, keepAlive: keepAlive, hasBody: hasBody)
         }
-        if requestPhase == .done { pauseClientReading() }
     }
 
-    private func forward(_ plan: ForwardPlan, head: RequestHead, isHTTP10: Bool, keepAlive: Bool) {
+    private func forward(_ plan: ForwardPlan, head: RequestHead, isHTTP10: Bool, keepAlive: Bool, hasBody: Bool) {
         guard let signer = worker.signer(for: plan.upstreamIndex) else {
             respondLocally(error: .internalError("signer unavailable"), method: head.method, resource: plan.logPath,
-                closing: requestPhase != .done, isHTTP10: isHTTP10)
+                closing: hasBody, isHTTP10: isHTTP10)
             return
         }
         let signed: SignedRequest
@@ -126,7 +128,7 @@ extension ClientConnection {
         } catch {
             worker.metrics.signingFailed()
             respondLocally(error: .badRequest("\(error)"), method: head.method, resource: plan.logPath,
-                closing: requestPhase != .done, isHTTP10: isHTTP10)
+                closing: hasBody, isHTTP10: isHTTP10)
             return
         }
         var encoded: [UInt8] = []
@@ -151,7 +153,7 @@ extension ClientConnection {
         self.exchange = exchange
         responsePhase = .head
         worker.exchangeStarted(exchange)
-        if decoder.expectsContinue && requestPhase == .body {
+        if decoder.expectsContinue && hasBody {
             // R2 never sends 100 Continue: presignd answers it (DESIGN §2).
             EvBuffer.add(output, "HTTP/1.1 100 Continue\r\n\r\n")
         }

@@ -106,7 +106,12 @@ extension ClientConnection: UpstreamConnectionDelegate {
                 if consumed == 0 { return }
             case .head(let head, let consumed):
                 EvBuffer.drain(input, consumed)
-                if head.status >= 100 && head.status < 200 { continue }  // interim: already answered locally
+                if head.isInterim {
+                    // 1xx: presignd answered `100 Continue` itself; the final head follows.
+                    exchange.sawInterimHead = true
+                    continue
+                }
+                exchange.sawInterimHead = false
                 writeResponseHead(head, exchange: exchange)
             case .body(let skip, let count):
                 EvBuffer.drain(input, skip)
@@ -124,6 +129,10 @@ extension ClientConnection: UpstreamConnectionDelegate {
                 }
             case .end(let consumed):
                 EvBuffer.drain(input, consumed)
+                if exchange.sawInterimHead {
+                    exchange.sawInterimHead = false
+                    continue
+                }
                 completeResponse()
                 return
             }

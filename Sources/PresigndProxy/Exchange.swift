@@ -22,6 +22,8 @@ final class Exchange {
     var responseDecoder = ResponseDecoder()
     var hasRetried = false
     var receivedResponseByte = false
+    /// The last head was a 1xx; its `.end` is not the response's.
+    var sawInterimHead = false
     var responseChunkedToClient = false
     var responseStatus = 0
     var requestBodyBytes = 0

@@ -87,7 +87,11 @@ class CurlResult:
 
 
 def curl(*args: str, input: bytes | None = None, timeout: float = 60, workdir: str | None = None) -> CurlResult:
-    """Run curl; return the final status, headers and body. Never fails on HTTP errors (no -f)."""
+    """Run curl; return the final status, headers and body. Never fails on HTTP errors (no -f).
+
+    Uploads: pass `-H "Content-Type: application/octet-stream"` with `--data-binary`; curl's default
+    `application/x-www-form-urlencoded` makes moto (Flask) parse the body as a form and store an empty object.
+    """
     import tempfile
 
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
@@ -106,6 +110,8 @@ def curl(*args: str, input: bytes | None = None, timeout: float = 60, workdir: s
         elif ":" in line:
             k, v = line.split(":", 1)
             headers[k.strip().lower()] = v.strip()
+    if "-I" in args or "--head" in args:
+        body = b""  # with -I curl writes the head to the -o file too; a HEAD response has no body to compare
     return CurlResult(
         status=int(status_text) if status_text.isdigit() else 0,
         headers=headers,

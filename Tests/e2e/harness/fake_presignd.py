@@ -47,6 +47,8 @@ def main() -> int:
         return 64
     with open(args[2], "rb") as f:
         config = tomllib.load(f)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())  # before the listening lines: a test may stop us at once
     servers = []
     for addr in config["server"]["listen"]:
         srv = ThreadingHTTPServer(_split(addr), _Proxy)
@@ -63,8 +65,6 @@ def main() -> int:
               file=sys.stderr, flush=True)
     for srv in servers:
         threading.Thread(target=srv.serve_forever, daemon=True).start()
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
     while not stop.wait(0.2):
         pass
     print("level=info msg=Stopping", file=sys.stderr, flush=True)

@@ -33,7 +33,7 @@ def test_fixed_bucket_mount_without_admin(moto, moto_s3, nginx_front, test_ca, w
 def test_two_listeners_both_serve(moto, moto_s3, nginx_front, test_ca, work_dir, key_prefix):
     moto_s3.put_object(Bucket=BUCKET, Key=key_prefix + "k", Body=b"both")
     config = PresigndConfig(upstreams=[_moto_upstream(moto, nginx_front, test_ca)],
-                            buckets=[Bucket(BUCKET, "moto")], listen=["127.0.0.1:0", "127.0.0.1:0"])
+                            buckets=[Bucket(BUCKET, "moto")], listen=["127.0.0.1:0", "[::1]:0"])
     daemon = Presignd(require_presignd_binary(), config, os.path.join(work_dir, "two")).start()
     try:
         assert len(set(daemon.endpoints)) == 2

@@ -1,0 +1,49 @@
+"""Daemon lifecycle with its own short-lived instances: fixed-bucket mount, no admin listener, SIGTERM → 0."""
+
+from __future__ import annotations
+
+import os
+
+from harness.clients import curl
+from harness.presignd import Bucket, Presignd, PresigndConfig, Upstream
+
+from conftest import BUCKET, require_presignd_binary
+
+
+def _moto_upstream(moto, nginx_front, test_ca) -> Upstream:
+    return Upstream(name="moto", endpoint=nginx_front.endpoint("good"), ca_file=test_ca.ca_file,
+                    access_key_id=moto.access_key_id, secret_access_key=moto.secret_access_key)
+
+
+def test_fixed_bucket_mount_without_admin(moto, moto_s3, nginx_front, test_ca, work_dir, key_prefix):
+    moto_s3.put_object(Bucket=BUCKET, Key=key_prefix + "movie.mp4", Body=b"frames")
+    config = PresigndConfig(upstreams=[_moto_upstream(moto, nginx_front, test_ca)],
+                            buckets=[Bucket(BUCKET, "moto", mount="/", access="read-only")], admin_listen="")
+    daemon = Presignd(require_presignd_binary(), config, os.path.join(work_dir, "fixed")).start()
+    try:
+        assert daemon.admin_address is None
+        got = curl(f"{daemon.endpoint}/{key_prefix}movie.mp4")
+        assert got.status == 200 and got.body == b"frames"
+        assert curl("-H", "Range: bytes=1-2", f"{daemon.endpoint}/{key_prefix}movie.mp4").body == b"ra"
+    finally:
+        daemon.stop()
+    assert daemon.exit_code == 0
+
+
+def test_two_listeners_both_serve(moto, moto_s3, nginx_front, test_ca, work_dir, key_prefix):
+    moto_s3.put_object(Bucket=BUCKET, Key=key_prefix + "k", Body=b"both")
+    config = PresigndConfig(upstreams=[_moto_upstream(moto, nginx_front, test_ca)],
+                            buckets=[Bucket(BUCKET, "moto")], listen=["127.0.0.1:0", "[::1]:0"])
+    daemon = Presignd(require_presignd_binary(), config, os.path.join(work_dir, "two")).start()
+    try:
+        assert len(set(daemon.endpoints)) == 2
+        for endpoint in daemon.endpoints:
+            assert curl(f"{endpoint}/{BUCKET}/{key_prefix}k").body == b"both"
+    finally:
+        daemon.stop()
+
+
+def test_sigterm_exits_zero_promptly(moto, nginx_front, test_ca, work_dir):
+    config = PresigndConfig(upstreams=[_moto_upstream(moto, nginx_front, test_ca)], buckets=[Bucket(BUCKET, "moto")])
+    daemon = Presignd(require_presignd_binary(), config, os.path.join(work_dir, "term")).start()
+    assert daemon.stop(timeout=5) == 0

@@ -38,6 +38,8 @@ final class Daemon {
         self.notifier = SystemdNotifier(environment: environment)
         self.health = HealthState()
         let watchdog = SystemdNotifier.watchdogMilliseconds(environment: environment)
+        // Handlers first: a SIGTERM that arrives right after "Listening" must drain, not kill.
+        installSignals()
         try start(watchdogMilliseconds: watchdog)
     }
 
@@ -68,7 +70,6 @@ final class Daemon {
             let exited = workerExited
             threads.append(try WorkerThread.start(worker) { exited?.fire() })
         }
-        installSignals()
         if let watchdogMilliseconds {
             // Pinged from the main loop: a wedged loop stops the pings and systemd restarts us.
             let timer = LoopTimer(loop: loop, repeats: true) { [unowned self] in self.notifier.notify("WATCHDOG=1") }

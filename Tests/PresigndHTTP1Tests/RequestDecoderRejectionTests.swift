@@ -132,10 +132,10 @@ private let host = "Host: h\r\n"
         var decoder = RequestDecoder()
         let bad = Array("GET / HTTP/1.1\r\nHost : h\r\n\r\n".utf8)
         let good = Array("GET / HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
-        bad.withUnsafeBytes { input in
+        _ = bad.withUnsafeBytes { input in
             #expect(throws: HTTPParseError.whitespaceBeforeColon) { try decoder.next(input, available: input.count) }
         }
-        good.withUnsafeBytes { input in
+        _ = good.withUnsafeBytes { input in
             #expect(throws: HTTPParseError.whitespaceBeforeColon) { try decoder.next(input, available: input.count) }
         }
     }

@@ -164,14 +164,16 @@ extension ClientConnection {
     func attachUpstream(fresh: Bool) {
         guard let exchange else { return }
         let index = exchange.upstreamIndex
-        let pool = worker.pool(for: index)
-        var connection = fresh ? nil : pool.take()
+        // After a reload the worker's pools belong to the new configuration: an exchange still
+        // running under the old one connects on its own.
+        let pool = settings === worker.settings ? worker.pool(for: index) : nil
+        var connection = fresh ? nil : pool?.take()
         if connection == nil {
             do {
                 connection = try UpstreamConnection(
                     loop: worker.loop, target: settings.upstreams[index], upstreamIndex: index,
-                    sessions: pool.sessions, lowWatermark: settings.lowWatermark)
-                pool.noteCreated()
+                    sessions: pool?.sessions ?? TLSSessionStore(), lowWatermark: settings.lowWatermark)
+                pool?.noteCreated()
             } catch {
                 failBeforeResponse(error)
                 return

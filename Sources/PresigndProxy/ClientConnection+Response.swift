@@ -178,7 +178,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
                 exchange.responseDecoder.isKeepAlive && requestPhase == .done
                 && EvBuffer.length(upstream.input) == 0 && EvBuffer.length(upstream.output) == 0
                 && !worker.isDraining
-            if reusable {
+            if reusable && settings === worker.settings {
                 worker.pool(for: exchange.upstreamIndex).put(upstream, target: settings.upstreams[exchange.upstreamIndex])
             } else {
                 upstream.free()
@@ -201,6 +201,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
             return
         }
         requestPhase = .head
+        settings = worker.settings  // a reload applies from the next request on
         setReadTimeout(settings.limits.idleTimeoutMilliseconds)
         resumeClientReading()
         processClientInput()

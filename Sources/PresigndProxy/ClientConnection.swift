@@ -18,7 +18,9 @@ final class ClientConnection {
     unowned let worker: Worker
     let bev: OpaquePointer
     let peer: SocketAddress
-    let settings: ProxySettings
+    /// The configuration this connection's current exchange runs under; a reload reaches the
+    /// connection between requests (`requestCycleEnded`), never mid-exchange.
+    var settings: ProxySettings
     var decoder: RequestDecoder
 
     var requestPhase: RequestPhase = .head

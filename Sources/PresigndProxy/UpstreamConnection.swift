@@ -28,6 +28,8 @@ final class UpstreamConnection {
     let bev: OpaquePointer
     let upstreamIndex: Int
     private let ssl: OpaquePointer?
+    /// Kept alive here: the SSL's ex_data points at it unretained.
+    private let sessions: TLSSessionStore
     private(set) var isConnected = false
     /// Served at least one exchange before this one (a stale keep-alive may fail with no byte).
     var isReused = false
@@ -46,6 +48,7 @@ final class UpstreamConnection {
         loop: EventLoop, target: UpstreamTarget, upstreamIndex: Int, sessions: TLSSessionStore, lowWatermark: Int
     ) throws(ProxyError) {
         self.upstreamIndex = upstreamIndex
+        self.sessions = sessions
         let options = Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)
         if target.usesTLS, let tls = target.tls {
             guard let ssl = tls.makeSSL(host: target.host, sessions: sessions) else {

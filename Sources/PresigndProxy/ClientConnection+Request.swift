@@ -68,6 +68,10 @@ extension ClientConnection {
 
     private func forwardRequestBody(count: Int) {
         guard count > 0 else { return }
+        if let exchange, exchange.pendingPlan != nil {
+            spoolRequestBody(exchange, count: count)
+            return
+        }
         guard let exchange, let upstream = exchange.upstream else {
             // The exchange already failed: the body is read and dropped so the connection stays in sync.
             EvBuffer.drain(input, count)
@@ -86,6 +90,11 @@ extension ClientConnection {
     private func finishRequestBody() {
         requestPhase = .done
         setReadTimeout(settings.limits.idleTimeoutMilliseconds)
+        if let exchange, exchange.pendingPlan != nil {
+            pauseClientReading()
+            sendSpooledUpload(exchange)
+            return
+        }
         if let exchange, let upstream = exchange.upstream, exchange.sendsChunkedBody {
             EvBuffer.add(upstream.output, "0\r\n\r\n")
         }
@@ -117,19 +126,45 @@ extension ClientConnection {
     }
 
     private func forward(_ plan: ForwardPlan, head: RequestHead, isHTTP10: Bool, keepAlive: Bool, hasBody: Bool) {
+        let exchange = Exchange(
+            requestID: worker.nextRequestID(), method: head.method, logPath: plan.logPath, bucket: plan.bucket,
+            upstreamIndex: plan.upstreamIndex, startedAt: worker.loop.nowMilliseconds(), encodedHead: [],
+            sendsChunkedBody: plan.sendsChunkedBody, requestHasBody: hasBody, clientKeepAlive: keepAlive,
+            clientIsHTTP10: isHTTP10)
+        self.exchange = exchange
+        responsePhase = .head
+        worker.exchangeStarted(exchange)
+        if case .spool = plan.body {
+            let limit = min(settings.maxSpoolSize, plan.maxUploadSize ?? Int.max)
+            if let error = startSpooledExchange(exchange, plan: plan, limit: limit) {
+                failBeforeResponse(error)
+                return
+            }
+        } else {
+            guard let encoded = signedHead(plan, exchange: exchange) else { return }
+            exchange.encodedHead = encoded
+        }
+        if decoder.expectsContinue && hasBody {
+            // R2 never sends 100 Continue: presignd answers it (DESIGN §2).
+            EvBuffer.add(output, "HTTP/1.1 100 Continue\r\n\r\n")
+        }
+        if exchange.pendingPlan == nil { attachUpstream(fresh: false) }
+    }
+
+    /// Signs the plan now (signing is the last change to a request) and encodes the head.
+    /// On failure the exchange is answered with an error and nil returned.
+    func signedHead(_ plan: ForwardPlan, exchange: Exchange) -> [UInt8]? {
         guard let signer = worker.signer(for: plan.upstreamIndex) else {
-            respondLocally(error: .internalError("signer unavailable"), method: head.method, resource: plan.logPath,
-                closing: hasBody, isHTTP10: isHTTP10)
-            return
+            failBeforeResponse(.internalError("signer unavailable"))
+            return nil
         }
         let signed: SignedRequest
         do {
             signed = try signer.sign(plan.request, payload: plan.payload, date: AmzDate.now())
         } catch {
             worker.metrics.signingFailed()
-            respondLocally(error: .badRequest("\(error)"), method: head.method, resource: plan.logPath,
-                closing: hasBody, isHTTP10: isHTTP10)
-            return
+            failBeforeResponse(.internalError("signing failed"))
+            return nil
         }
         var encoded: [UInt8] = []
         encoded.reserveCapacity(1024)
@@ -145,19 +180,7 @@ extension ClientConnection {
         }
         if plan.sendsChunkedBody { encoded.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8) }
         encoded.append(contentsOf: "\r\n".utf8)
-        let exchange = Exchange(
-            requestID: worker.nextRequestID(), method: head.method, logPath: plan.logPath, bucket: plan.bucket,
-            upstreamIndex: plan.upstreamIndex, startedAt: worker.loop.nowMilliseconds(), encodedHead: encoded,
-            sendsChunkedBody: plan.sendsChunkedBody, requestHasBody: decoder.framing != .none,
-            clientKeepAlive: keepAlive, clientIsHTTP10: isHTTP10)
-        self.exchange = exchange
-        responsePhase = .head
-        worker.exchangeStarted(exchange)
-        if decoder.expectsContinue && hasBody {
-            // R2 never sends 100 Continue: presignd answers it (DESIGN §2).
-            EvBuffer.add(output, "HTTP/1.1 100 Continue\r\n\r\n")
-        }
-        attachUpstream(fresh: false)
+        return encoded
     }
 
     /// Connects (or takes a pooled connection) and sends the signed head.
@@ -189,7 +212,11 @@ extension ClientConnection {
         connection.enableReading()
         exchange.upstream = connection
         EvBuffer.add(connection.output, exchange.encodedHead)
-        if requestPhase == .body { resumeClientReading() }
+        if exchange.spool != nil {
+            pumpSpool()
+        } else if requestPhase == .body {
+            resumeClientReading()
+        }
     }
 
     private func rejectMalformed(_ error: HTTPParseError) {

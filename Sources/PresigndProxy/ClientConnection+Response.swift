@@ -14,6 +14,10 @@ extension ClientConnection: UpstreamConnectionDelegate {
     }
 
     func upstreamDrained(_ connection: UpstreamConnection) {
+        if exchange?.spool != nil {
+            pumpSpool()
+            return
+        }
         if clientReadPaused {
             clientReadPaused = false
             resumeClientReading()
@@ -175,7 +179,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
         if exchange.responseChunkedToClient { EvBuffer.add(output, "0\r\n\r\n") }
         if let upstream = exchange.upstream {
             let reusable =
-                exchange.responseDecoder.isKeepAlive && requestPhase == .done
+                exchange.responseDecoder.isKeepAlive && requestPhase == .done && exchange.spool == nil
                 && EvBuffer.length(upstream.input) == 0 && EvBuffer.length(upstream.output) == 0
                 && !worker.isDraining
             if reusable && settings === worker.settings {

@@ -24,6 +24,7 @@ extension DaemonPlan {
             target.firstByteTimeoutMilliseconds = upstream.firstByteTimeout.milliseconds
             target.idleTimeoutMilliseconds = upstream.idleTimeout.milliseconds
             target.maxIdleConnections = upstream.maxIdleConnections
+            target.forwardsAWSChunked = upstream.forwardsAWSChunked
             upstreams.append(target)
             summary.append(
                 (
@@ -71,7 +72,8 @@ extension DaemonPlan {
         self.init(
             settings: ProxySettings(
                 upstreams: upstreams, routes: routes, limits: clientLimits, accessLog: server.accessLog,
-                allowedClients: server.allowedClients),
+                allowedClients: server.allowedClients, spoolDirectory: server.spoolDirectory,
+                maxSpoolSize: server.maxSpoolSize),
             listen: server.listen.map(Self.spec), adminListen: server.adminListen.map(Self.spec),
             workers: server.workers, shutdownTimeoutMilliseconds: server.shutdownTimeout.milliseconds,
             unixSocketMode: server.unixSocketMode, summary: summary)

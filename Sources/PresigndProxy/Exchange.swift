@@ -1,3 +1,4 @@
+import CLibevent
 import PresigndHTTP1
 
 /// One request/response pair in flight on a client connection: what was sent upstream, how far
@@ -11,7 +12,7 @@ final class Exchange {
     let upstreamIndex: Int
     let startedAt: Int
     /// The signed, encoded head, kept for one retry on a stale pooled connection.
-    let encodedHead: [UInt8]
+    var encodedHead: [UInt8]
     /// The request body goes upstream re-chunked (the client sent it chunked).
     let sendsChunkedBody: Bool
     let requestHasBody: Bool
@@ -19,6 +20,14 @@ final class Exchange {
     let clientIsHTTP10: Bool
 
     var upstream: UpstreamConnection?
+    /// Spooled upload (length-less or unwrapped aws-chunked): filled from the client, then sent.
+    var spool: UploadSpool?
+    /// The plan to sign once the spool is complete.
+    var pendingPlan: ForwardPlan?
+    /// Unwrapping a client `aws-chunked` body: decoder and the staging buffer it reads from.
+    var awsDecoder: AWSChunkedDecoder?
+    var awsStage: OpaquePointer?
+    var awsComplete = false
     var responseDecoder = ResponseDecoder()
     var hasRetried = false
     var receivedResponseByte = false
@@ -45,5 +54,9 @@ final class Exchange {
         self.requestHasBody = requestHasBody
         self.clientKeepAlive = clientKeepAlive
         self.clientIsHTTP10 = clientIsHTTP10
+    }
+
+    deinit {
+        if let awsStage { evbuffer_free(awsStage) }
     }
 }

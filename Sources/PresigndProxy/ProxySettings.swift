@@ -17,6 +17,9 @@ struct UpstreamTarget: Sendable {
     var firstByteTimeoutMilliseconds: Int = 60_000
     var idleTimeoutMilliseconds: Int = 60_000
     var maxIdleConnections: Int = 32
+    /// Client `aws-chunked` bodies go upstream as they are (AWS S3) instead of being unwrapped
+    /// into plain bodies (R2 rejects streaming payloads; SIGV4-S3-RULES §5.3).
+    var forwardsAWSChunked: Bool = false
 }
 
 /// Client-side limits and timeouts.
@@ -41,10 +44,13 @@ final class ProxySettings: Sendable {
     let lowWatermark: Int
     /// Client networks allowed to connect; empty allows every client that can reach the listener.
     let allowedClients: [CIDR]
+    /// Where length-less and unwrapped uploads are spooled (files are unlinked at once).
+    let spoolDirectory: String
+    let maxSpoolSize: Int
 
     init(
         upstreams: [UpstreamTarget], routes: [BucketRoute], limits: ClientLimits, accessLog: Bool = true,
-        allowedClients: [CIDR] = [],
+        allowedClients: [CIDR] = [], spoolDirectory: String = "/var/tmp", maxSpoolSize: Int = 5 << 30,
         highWatermark: Int = 512 * 1024, lowWatermark: Int = 128 * 1024
     ) {
         self.upstreams = upstreams
@@ -52,6 +58,8 @@ final class ProxySettings: Sendable {
         self.limits = limits
         self.accessLog = accessLog
         self.allowedClients = allowedClients
+        self.spoolDirectory = spoolDirectory
+        self.maxSpoolSize = maxSpoolSize
         self.highWatermark = highWatermark
         self.lowWatermark = lowWatermark
     }

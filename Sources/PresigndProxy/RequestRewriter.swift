@@ -9,7 +9,21 @@ struct ForwardPlan {
     var logPath: String
     var request: SignableRequest
     var payload: PayloadHash
-    var sendsChunkedBody: Bool
+    var body: BodyPlan
+    var maxUploadSize: Int?
+
+    /// The request body re-chunked upstream; never now that length-less bodies are spooled,
+    /// kept for upstreams that accept chunked uploads.
+    var sendsChunkedBody: Bool { false }
+}
+
+/// How a request body reaches the upstream.
+enum BodyPlan: Equatable {
+    /// No body, or a body with a known length streamed as it arrives.
+    case stream
+    /// Spooled to a temporary file first, then sent with `Content-Length`: length-less
+    /// (chunked) uploads, and `aws-chunked` bodies unwrapped for upstreams that refuse them.
+    case spool(unwrapsAWSChunked: Bool, decodedLength: Int?)
 }
 
 /// What to do with a request head.
@@ -89,9 +103,6 @@ enum RequestRewriter {
             if HeaderPolicy.rule(forLowercasedName: lower) == .strip { continue }
             headers.append((name, value))
         }
-        if case .contentLength(let length) = framing {
-            headers.append(("Content-Length", String(length)))
-        }
         var payload: PayloadHash = framing == .none ? .emptyBody : .unsigned
         if let clientPayload {
             guard let parsed = PayloadHash(clientValue: clientPayload) else {
@@ -99,12 +110,57 @@ enum RequestRewriter {
             }
             payload = parsed
         }
+        let body: BodyPlan
+        switch bodyPlan(head: head, framing: framing, payload: payload, target: target, headers: &headers) {
+        case .failure(let error): return .failure(error)
+        case .success(let plan): body = plan
+        }
+        if case .spool(true, _) = body { payload = .unsigned }
+        if case .contentLength(let length) = framing, body == .stream {
+            headers.append(("Content-Length", String(length)))
+        }
         let request = SignableRequest(method: head.method, path: path, query: query, headers: headers)
         return .success(
             .forward(
                 ForwardPlan(
                     upstreamIndex: route.upstreamIndex, bucket: route.name, logPath: path, request: request,
-                    payload: payload, sendsChunkedBody: framing == .chunked)))
+                    payload: payload, body: body, maxUploadSize: route.maxUploadSize)))
+    }
+
+    /// Decides streaming or spooling, and rewrites `aws-chunked` headers when unwrapping
+    /// (SIGV4-S3-RULES §5: R2 rejects streaming payloads; S3 takes them).
+    static func bodyPlan(
+        head: RequestHead, framing: BodyFraming, payload: PayloadHash, target: UpstreamTarget,
+        headers: inout [(name: String, value: String)]
+    ) -> Result<BodyPlan, ProxyError> {
+        let encodings = head.headers.values("content-encoding").flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingSpaces().lowercased() }
+        let streamingPayload =
+            payload == .streamingSigned || payload == .streamingSignedTrailer || payload == .streamingUnsignedTrailer
+        let isAWSChunked = encodings.contains("aws-chunked") || streamingPayload
+        guard isAWSChunked else { return .success(framing == .chunked ? .spool(unwrapsAWSChunked: false, decodedLength: nil) : .stream) }
+        if payload == .streamingSigned || payload == .streamingSignedTrailer {
+            // Chunk signatures made with some other key cannot be re-signed chunk by chunk here.
+            return .failure(.notImplemented("signed aws-chunked payloads; send unsigned requests to presignd"))
+        }
+        if target.forwardsAWSChunked {
+            return .success(framing == .chunked ? .spool(unwrapsAWSChunked: false, decodedLength: nil) : .stream)
+        }
+        var decodedLength: Int? = nil
+        if let text = head.headers["x-amz-decoded-content-length"] {
+            guard let value = Int(text), value >= 0 else {
+                return .failure(.badRequest("x-amz-decoded-content-length is not a length"))
+            }
+            decodedLength = value
+        }
+        // Unwrapped: the upstream sees a plain body; the trailer's checksum becomes a header later.
+        headers.removeAll { header in
+            let name = header.name.lowercased()
+            return name == "x-amz-decoded-content-length" || name == "x-amz-trailer" || name == "content-encoding"
+        }
+        let remaining = encodings.filter { $0 != "aws-chunked" && !$0.isEmpty }
+        if !remaining.isEmpty { headers.append(("Content-Encoding", remaining.joined(separator: ","))) }
+        return .success(.spool(unwrapsAWSChunked: true, decodedLength: decodedLength))
     }
 
     /// The origin-form target: absolute-form is accepted only when it names the same authority as

@@ -49,6 +49,9 @@ extension DaemonPlan {
             route.allowedPrefixes = bucket.allowedPrefixes
             route.maxUploadSize = bucket.maxUploadSize
             route.plusInPathIsSpace = bucket.plusInPathIsSpace
+            route.redirect = bucket.redirect
+            route.redirectExpires = min(max(1, bucket.redirectExpires.seconds), 604_800)
+            route.maxPresignExpiry = min(max(1, bucket.maxPresignExpiry.seconds), 604_800)
             routes.append(route)
             summary.append(
                 (
@@ -71,7 +74,9 @@ extension DaemonPlan {
         self.init(
             settings: ProxySettings(
                 upstreams: upstreams, routes: routes, limits: clientLimits, accessLog: server.accessLog,
-                allowedClients: server.allowedClients),
+                allowedClients: server.allowedClients,
+                adminAPI: AdminAPISettings(
+                    tokenFile: server.adminTokenFile, corsAllowedOrigins: server.corsAllowedOrigins)),
             listen: server.listen.map(Self.spec), adminListen: server.adminListen.map(Self.spec),
             workers: server.workers, shutdownTimeoutMilliseconds: server.shutdownTimeout.milliseconds,
             unixSocketMode: server.unixSocketMode, summary: summary)

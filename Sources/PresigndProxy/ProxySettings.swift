@@ -41,12 +41,15 @@ final class ProxySettings: Sendable {
     let lowWatermark: Int
     /// Client networks allowed to connect; empty allows every client that can reach the listener.
     let allowedClients: [CIDR]
+    /// The admin listener's presign API: bearer token file and CORS origins (issue 7).
+    let adminAPI: AdminAPISettings
 
     init(
         upstreams: [UpstreamTarget], routes: [BucketRoute], limits: ClientLimits, accessLog: Bool = true,
-        allowedClients: [CIDR] = [],
+        allowedClients: [CIDR] = [], adminAPI: AdminAPISettings = AdminAPISettings(),
         highWatermark: Int = 512 * 1024, lowWatermark: Int = 128 * 1024
     ) {
+        self.adminAPI = adminAPI
         self.upstreams = upstreams
         self.router = Router(routes: routes)
         self.limits = limits

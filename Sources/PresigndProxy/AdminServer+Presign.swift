@@ -68,7 +68,9 @@ extension AdminServer {
     /// Answers one presign API request whose body has been read.
     func respondPresign(head: RequestHead, body: [UInt8], isLoopbackPeer: Bool) -> AdminResponse {
         let api = daemon.settings.adminAPI
-        func error(_ status: Int, _ code: String, _ field: String, _ message: String, _ headers: [(String, String)] = [])
+        func error(
+            _ status: Int, _ code: String, _ field: String, _ message: String, _ headers: [(String, String)] = []
+        )
             -> AdminResponse
         {
             let failure = PresignFailure(status: status, code: code, field: field, message: message)
@@ -175,7 +177,9 @@ extension AdminServer {
         var bytes = [UInt8](repeating: 0, count: 4096)
         var total = 0
         while total < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { raw in Glibc.read(fd, raw.baseAddress! + total, raw.count - total) }
+            let count = bytes.withUnsafeMutableBytes { raw in
+                Glibc.read(fd, raw.baseAddress! + total, raw.count - total)
+            }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { break }
             total += count

@@ -89,7 +89,8 @@ extension MetricsText {
         for counters in workers {
             for (bucket, value) in counters.redirects { redirects[bucket, default: 0] += value }
         }
-        var out = "# HELP presignd_presigned_links_total Presigned links issued by the presign API, by bucket and method.\n"
+        var out = "# HELP presignd_presigned_links_total Presigned links issued by the presign API, by bucket "
+        out += "and method.\n"
         out += "# TYPE presignd_presigned_links_total counter\n"
         for (key, value) in links.sorted(by: { ($0.key.bucket, $0.key.method) < ($1.key.bucket, $1.key.method) }) {
             out += "presignd_presigned_links_total{bucket=\(label(key.bucket)),method=\(label(key.method))} \(value)\n"

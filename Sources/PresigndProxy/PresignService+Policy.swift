@@ -32,7 +32,8 @@ extension PresignService {
         guard request.key.utf8.count <= maximumKeyBytes else {
             return .failure(.invalid("key", "key is longer than \(maximumKeyBytes) bytes"))
         }
-        if !route.allowedPrefixes.isEmpty && !route.allowedPrefixes.contains(where: { request.key.hasPrefixBytes($0) }) {
+        if !route.allowedPrefixes.isEmpty && !route.allowedPrefixes.contains(where: { request.key.hasPrefixBytes($0) })
+        {
             return .failure(.denied("key", "key is outside allowed_prefixes of bucket '\(route.name)'"))
         }
         if let expires = request.expires {

@@ -41,7 +41,9 @@ enum PresignCommand {
         let valued = SignCommand.credentialOptions.union([
             "url", "method", "expires", "date", "endpoint", "content-type", "content-length", "version-id",
         ]).union(overrideOptions)
-        guard let options = PresigndCommand.parse(arguments, usage: usage, valued: valued, flags: ["json"], exitCode: &exitCode)
+        guard
+            let options = PresigndCommand.parse(
+                arguments, usage: usage, valued: valued, flags: ["json"], exitCode: &exitCode)
         else { return exitCode }
         do {
             return try run(options)
@@ -63,7 +65,8 @@ enum PresignCommand {
     static func run(_ options: Arguments) throws -> Int32 {
         let method = (options.value("method") ?? "GET").uppercased()
         guard ["GET", "HEAD", "PUT", "DELETE"].contains(method) else {
-            throw UsageError(message: "--method must be GET, HEAD, PUT or DELETE (R2 has no presigned POST), got '\(method)'")
+            throw UsageError(
+                message: "--method must be GET, HEAD, PUT or DELETE (R2 has no presigned POST), got '\(method)'")
         }
         let expires = try options.value("expires").map { (text) throws(UsageError) in try parseExpires(text) }
         let date = try SigningTargets.parseDate(options.value("date"))
@@ -75,9 +78,11 @@ enum PresignCommand {
         }
         let link: PresignedLink
         if options.value("config") != nil {
-            link = try presignWithConfig(options, method: method, expires: expires, contentLength: contentLength, date: date)
+            link = try presignWithConfig(
+                options, method: method, expires: expires, contentLength: contentLength, date: date)
         } else {
-            link = try presignWithFlags(options, method: method, expires: expires ?? 3600, contentLength: contentLength, date: date)
+            link = try presignWithFlags(
+                options, method: method, expires: expires ?? 3600, contentLength: contentLength, date: date)
         }
         if options.has("json") {
             Console.out(link.json)
@@ -100,7 +105,8 @@ enum PresignCommand {
         let target = try SigningTargets.resolve(options, environment: processEnvironment(), bucket: bucket, host: host)
         guard let configuration = target.configuration else { throw UsageError(message: "--config did not load") }
         if let host, let endpoint = target.endpoint, endpoint.hostHeader != host {
-            throw UsageError(message: "--url host '\(host)' is not the endpoint of upstream '\(target.upstreamName ?? "")'")
+            throw UsageError(
+                message: "--url host '\(host)' is not the endpoint of upstream '\(target.upstreamName ?? "")'")
         }
         var request = PresignRequest(bucket: bucket, key: key, method: method)
         request.expires = expires
@@ -128,7 +134,9 @@ enum PresignCommand {
         -> (String, String, [QueryParameter], String?)
     {
         if let urlText = options.value("url") {
-            guard options.positionals.isEmpty else { throw UsageError(message: "give either s3://BUCKET/KEY or --url, not both") }
+            guard options.positionals.isEmpty else {
+                throw UsageError(message: "give either s3://BUCKET/KEY or --url, not both")
+            }
             let url = try RequestURL(urlText)
             do {
                 let decoded = try URIEncoding.decodePath(Array(url.rawPath.utf8), plusIsSpace: false)
@@ -146,7 +154,8 @@ enum PresignCommand {
         guard options.positionals.count == 1, options.positionals[0].hasPrefix("s3://") else {
             throw UsageError(message: "give s3://BUCKET/KEY or --url URL")
         }
-        let (bucket, key) = try split(String(options.positionals[0].dropFirst("s3://".count)), shown: options.positionals[0])
+        let (bucket, key) = try split(
+            String(options.positionals[0].dropFirst("s3://".count)), shown: options.positionals[0])
         return (bucket, key, [], nil)
     }
 
@@ -169,7 +178,9 @@ enum PresignCommand {
         for name in overrideOptions {
             if let value = options.value(name) { parameters.append(QueryParameter(name: name, value: value)) }
         }
-        if let version = options.value("version-id") { parameters.append(QueryParameter(name: "versionId", value: version)) }
+        if let version = options.value("version-id") {
+            parameters.append(QueryParameter(name: "versionId", value: version))
+        }
         var headers: [(name: String, value: String)] = []
         if let contentType = options.value("content-type") { headers.append(("Content-Type", contentType)) }
         if let contentLength { headers.append(("Content-Length", String(contentLength))) }
@@ -191,7 +202,9 @@ enum PresignCommand {
     static func location(_ options: Arguments, endpoint: RequestURL?) throws -> (RequestURL, String, [QueryParameter]) {
         let positionals = options.positionals
         if let urlText = options.value("url") {
-            guard positionals.isEmpty else { throw UsageError(message: "give either s3://BUCKET/KEY or --url, not both") }
+            guard positionals.isEmpty else {
+                throw UsageError(message: "give either s3://BUCKET/KEY or --url, not both")
+            }
             let url = try RequestURL(urlText)
             do {
                 let path = try URIEncoding.canonicalPath(rawPath: Array(url.rawPath.utf8))
@@ -215,7 +228,8 @@ enum PresignCommand {
         // Path style: ENDPOINT/BUCKET/KEY; the key is literal bytes, encoded once keeping '/' (§2.1).
         var base = endpoint.rawPath
         while base.hasSuffix("/") { base.removeLast() }
-        let literal = Array(location[..<slash].utf8) + [UInt8(ascii: "/")] + Array(location[location.index(after: slash)...].utf8)
+        let literal =
+            Array(location[..<slash].utf8) + [UInt8(ascii: "/")] + Array(location[location.index(after: slash)...].utf8)
         let encodedBase = try decodeBase(base)
         return (endpoint, encodedBase + "/" + URIEncoding.encode(literal, keepingSlash: true), [])
     }

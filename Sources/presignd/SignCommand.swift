@@ -40,7 +40,8 @@ enum SignCommand {
         var exitCode = ExitCode.ok
         guard
             let options = PresigndCommand.parse(
-                arguments, usage: usage, valued: credentialOptions.union(["method", "url", "header", "payload", "date"]),
+                arguments, usage: usage,
+                valued: credentialOptions.union(["method", "url", "header", "payload", "date"]),
                 flags: ["json"], exitCode: &exitCode)
         else { return exitCode }
         do {
@@ -58,7 +59,9 @@ enum SignCommand {
     }
 
     static func run(_ options: Arguments) throws -> Int32 {
-        guard options.positionals.isEmpty else { throw UsageError(message: "unexpected argument '\(options.positionals[0])'") }
+        guard options.positionals.isEmpty else {
+            throw UsageError(message: "unexpected argument '\(options.positionals[0])'")
+        }
         guard let urlText = options.value("url") else { throw UsageError(message: "--url is required") }
         let isRelative = urlText.hasPrefix("/")
         if isRelative && options.value("config") == nil {
@@ -91,15 +94,18 @@ enum SignCommand {
             throw UsageError(message: "bad --url: \(SigningTargets.describe(error))")
         }
         let signer = try Signer(credentials: target.credentials, region: target.region, service: target.service)
-        let signed = try signer.sign(SignableRequest(method: method, path: path, query: query, headers: headers), payload: payload, date: date)
+        let signed = try signer.sign(
+            SignableRequest(method: method, path: path, query: query, headers: headers), payload: payload, date: date)
         let wireURL = url.scheme + "://" + url.hostHeader + signed.target
         if options.has("json") {
-            Console.out(JSONText.object([
-                ("wire_url", .string(wireURL)), ("method", .string(method)),
-                ("canonical_request", .string(signed.canonicalRequest)), ("string_to_sign", .string(signed.stringToSign)),
-                ("signature", .string(signed.signature)), ("authorization", .string(signed.authorization)),
-                ("signed_headers", .string(signed.signedHeaders)), ("headers", .pairs(signed.headers)),
-            ]))
+            Console.out(
+                JSONText.object([
+                    ("wire_url", .string(wireURL)), ("method", .string(method)),
+                    ("canonical_request", .string(signed.canonicalRequest)),
+                    ("string_to_sign", .string(signed.stringToSign)),
+                    ("signature", .string(signed.signature)), ("authorization", .string(signed.authorization)),
+                    ("signed_headers", .string(signed.signedHeaders)), ("headers", .pairs(signed.headers)),
+                ]))
         } else {
             var lines = ["Wire request:", "  \(method) \(wireURL)", "", "Headers to send:"]
             lines += signed.headers.map { "  \($0.name): \($0.value)" }

@@ -67,7 +67,8 @@ enum SigningTargets {
         let region = pick("region", "AWS_REGION") ?? "us-east-1"
         let endpoint = try options.value("endpoint").map { (text) throws(UsageError) in try RequestURL(text) }
         return SigningTarget(
-            credentials: Credentials(accessKeyID: accessKeyID, secretAccessKey: Secret(secret), sessionToken: token.map(Secret.init)),
+            credentials: Credentials(
+                accessKeyID: accessKeyID, secretAccessKey: Secret(secret), sessionToken: token.map(Secret.init)),
             region: region, service: options.value("service") ?? "s3", endpoint: endpoint)
     }
 
@@ -83,7 +84,8 @@ enum SigningTargets {
         let name: String
         if let wanted = options.value("upstream") {
             guard configuration.upstreams[wanted] != nil else {
-                throw UsageError(message: "--upstream: no [upstream.\(wanted)] in \(path) (have: \(names.joined(separator: ", ")))")
+                throw UsageError(
+                    message: "--upstream: no [upstream.\(wanted)] in \(path) (have: \(names.joined(separator: ", ")))")
             }
             name = wanted
         } else if let bucket {
@@ -94,14 +96,20 @@ enum SigningTargets {
             name = found.upstream
         } else if names.count == 1 {
             name = names[0]
-        } else if let host, let match = onlyMatch(names.filter { configuration.upstreams[$0]?.endpoint.hostHeader == host }) {
+        } else if let host,
+            let match = onlyMatch(names.filter { configuration.upstreams[$0]?.endpoint.hostHeader == host })
+        {
             name = match
         } else {
-            throw UsageError(message: "\(path) has several upstreams (\(names.joined(separator: ", "))): pass --upstream NAME")
+            throw UsageError(
+                message: "\(path) has several upstreams (\(names.joined(separator: ", "))): pass --upstream NAME")
         }
-        guard let upstream = configuration.upstreams[name] else { throw UsageError(message: "--upstream: unknown '\(name)'") }
+        guard let upstream = configuration.upstreams[name] else {
+            throw UsageError(message: "--upstream: unknown '\(name)'")
+        }
         if let bucket, let found = configuration.buckets.first(where: { $0.name == bucket }), found.upstream != name {
-            throw UsageError(message: "--upstream: bucket '\(bucket)' is served by upstream '\(found.upstream)', not '\(name)'")
+            throw UsageError(
+                message: "--upstream: bucket '\(bucket)' is served by upstream '\(found.upstream)', not '\(name)'")
         }
         let credentials = Credentials(
             accessKeyID: upstream.credentials.accessKeyID,
@@ -143,7 +151,9 @@ struct RequestURL {
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
         let authority = rest[..<authorityEnd].lowercased()
         let target = rest[authorityEnd...]
-        guard !authority.isEmpty, !authority.contains("@") else { throw UsageError(message: "URL needs a host (and no user info): '\(text)'") }
+        guard !authority.isEmpty, !authority.contains("@") else {
+            throw UsageError(message: "URL needs a host (and no user info): '\(text)'")
+        }
         var host = authority
         var port: String? = nil
         if let colon = authority.lastIndex(of: ":"), !authority[colon...].contains("]") {
@@ -182,7 +192,8 @@ enum JSONText {
         switch value {
         case .string(let text): quote(text)
         case .int(let number): String(number)
-        case .pairs(let pairs): "[" + pairs.map { "[" + quote($0.name) + ", " + quote($0.value) + "]" }.joined(separator: ", ") + "]"
+        case .pairs(let pairs):
+            "[" + pairs.map { "[" + quote($0.name) + ", " + quote($0.value) + "]" }.joined(separator: ", ") + "]"
         case .object(let members): "{" + members.map { quote($0.0) + ": " + quote($0.1) }.joined(separator: ", ") + "}"
         }
     }

@@ -45,12 +45,15 @@ import Testing
         #expect(url.contains("X-Amz-Credential=AKID%2F20260301%2Fauto%2Fs3%2Faws4_request"))
         #expect(url.contains("X-Amz-Expires=3600&X-Amz-SignedHeaders=host&X-Amz-Signature="))
         #expect(body.hasPrefix(#"{"url": ""#))
-        #expect(body.contains(#""method": "GET", "expires_at": "2026-03-01T01:00:00Z", "expires_in": 3600, "headers": {}}"#))
+        #expect(
+            body.contains(#""method": "GET", "expires_at": "2026-03-01T01:00:00Z", "expires_in": 3600, "headers": {}}"#)
+        )
     }
 
     @Test func linkMatchesTheSignerDirectly() throws {
         let link = try service.presign(PresignRequest(bucket: "photos", key: "a b/c+d.txt"), date: Self.date).get()
-        let signer = try Signer(credentials: Credentials(accessKeyID: "AKID", secretAccessKey: Secret("secret")), region: "auto")
+        let signer = try Signer(
+            credentials: Credentials(accessKeyID: "AKID", secretAccessKey: Secret("secret")), region: "auto")
         let direct = try signer.presign(
             method: "GET", host: "acct.r2.cloudflarestorage.com", path: "/photos/a%20b/c%2Bd.txt", expires: 3600,
             date: Self.date)
@@ -70,14 +73,18 @@ import Testing
 
     @Test func responseOverridesAreSignedQueryParameters() throws {
         let (_, _, link) = service.handle(
-            body: Array(#"{"bucket":"photos","key":"k","response_content_disposition":"attachment; filename=a.jpg"}"#.utf8),
+            body: Array(
+                #"{"bucket":"photos","key":"k","response_content_disposition":"attachment; filename=a.jpg"}"#.utf8),
             date: Self.date)
         #expect(link?.url.contains("response-content-disposition=attachment%3B%20filename%3Da.jpg") == true)
     }
 
     @Test func defaultExpiryIsAnHourOrTheBucketMaximum() throws {
-        #expect(try service.presign(PresignRequest(bucket: "photos", key: "k"), date: Self.date).get().expiresIn == 3600)
-        #expect(try service.presign(PresignRequest(bucket: "limited", key: "public/k"), date: Self.date).get().expiresIn == 600)
+        #expect(
+            try service.presign(PresignRequest(bucket: "photos", key: "k"), date: Self.date).get().expiresIn == 3600)
+        #expect(
+            try service.presign(PresignRequest(bucket: "limited", key: "public/k"), date: Self.date).get().expiresIn
+                == 600)
     }
 
     @Test(arguments: [
@@ -96,11 +103,20 @@ import Testing
         (#"{"bucket": "photos", "key": "k", "expires": 1.5}"#, 400, "InvalidArgument", "expires"),
         (#"{"bucket": "limited", "key": "public/k", "expires": 601}"#, 400, "InvalidArgument", "expires"),
         (#"{"bucket": "photos", "key": "k", "content_type": "a/b"}"#, 400, "InvalidArgument", "content_type"),
-        (#"{"bucket": "photos", "key": "k", "method": "PUT", "content_type": "a\nb"}"#, 400, "InvalidArgument", "content_type"),
-        (#"{"bucket": "photos", "key": "k", "method": "DELETE", "response_content_type": "x"}"#, 400, "InvalidArgument", "response_content_type"),
+        (
+            #"{"bucket": "photos", "key": "k", "method": "PUT", "content_type": "a\nb"}"#, 400, "InvalidArgument",
+            "content_type"
+        ),
+        (
+            #"{"bucket": "photos", "key": "k", "method": "DELETE", "response_content_type": "x"}"#, 400,
+            "InvalidArgument", "response_content_type"
+        ),
         (#"{"bucket": "photos", "key": "k", "content_length": 5}"#, 400, "InvalidArgument", "content_length"),
         (#"{"bucket": "limited", "key": "public/k", "method": "PUT"}"#, 400, "InvalidArgument", "content_length"),
-        (#"{"bucket": "limited", "key": "public/k", "method": "PUT", "content_length": 1025}"#, 403, "AccessDenied", "content_length"),
+        (
+            #"{"bucket": "limited", "key": "public/k", "method": "PUT", "content_length": 1025}"#, 403, "AccessDenied",
+            "content_length"
+        ),
         (#"{"bucket": "photos", "key": "k", "unknown": 1}"#, 400, "InvalidArgument", "unknown"),
         (#"{"bucket": ["photos"], "key": "k"}"#, 400, "MalformedJSON", "bucket"),
         (#"{"bucket": "photos", "bucket": "x", "key": "k"}"#, 400, "MalformedJSON", "bucket"),

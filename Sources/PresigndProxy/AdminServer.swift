@@ -136,6 +136,9 @@ private final class AdminConnection {
                         return
                     }
                     pendingHead = head  // the body follows; answered at `.end`
+                    if decoder.expectsContinue {
+                        EvBuffer.add(bufferevent_get_output(bev)!, "HTTP/1.1 100 Continue\r\n\r\n")
+                    }
                     continue
                 }
                 let (status, type, body) = server.respond(to: head)

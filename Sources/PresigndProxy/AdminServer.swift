@@ -5,12 +5,15 @@ import PresigndHTTP1
     import Glibc
 #endif
 
-/// The admin listener on the main thread: `/healthz`, `/readyz`, `/metrics`. One request per
-/// connection (answers carry `Connection: close`); tiny, so it never competes with the workers.
+/// The admin listener on the main thread: `/healthz`, `/readyz`, `/metrics`, and the presign API
+/// `POST /v1/presign` (AdminServer+Presign.swift). One request per connection (answers carry
+/// `Connection: close`); tiny, so it never competes with the workers.
 final class AdminServer {
     private let loop: EventLoop
-    private unowned let daemon: Daemon
-    private let logger: Logger
+    unowned let daemon: Daemon
+    let logger: Logger
+    /// The presign API's signers and counters (main thread only).
+    var presign = PresignAdminState()
     private var listener: OpaquePointer?
     private var connections: [ObjectIdentifier: AdminConnection] = [:]
 
@@ -21,19 +24,20 @@ final class AdminServer {
         let context = Unmanaged.passUnretained(self).toOpaque()
         listener = evconnlistener_new(
             loop.base,
-            { _, fd, _, _, context in
+            { _, fd, address, length, context in
                 guard let context else { return }
-                Unmanaged<AdminServer>.fromOpaque(context).takeUnretainedValue().accept(fd)
+                let peer = address.map { SocketAddress(sockaddr: $0, length: length) }
+                Unmanaged<AdminServer>.fromOpaque(context).takeUnretainedValue().accept(fd, peer: peer)
             }, context, LEV_OPT_CLOSE_ON_FREE, -1, socket.fd)
         guard listener != nil else { throw .eventLoop("evconnlistener_new failed for the admin listener") }
     }
 
-    private func accept(_ fd: Int32) {
+    private func accept(_ fd: Int32, peer: SocketAddress?) {
         guard let bev = bufferevent_socket_new(loop.base, fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
             Glibc.close(fd)
             return
         }
-        let connection = AdminConnection(bev: bev, server: self)
+        let connection = AdminConnection(bev: bev, server: self, isLoopbackPeer: peer?.isLoopback ?? true)
         connections[ObjectIdentifier(connection)] = connection
     }
 
@@ -59,7 +63,10 @@ final class AdminServer {
             let ready = daemon.health.snapshot().isReady && !daemon.isDraining
             return ready ? (200, "text/plain", Array("ready\n".utf8)) : (503, "text/plain", Array("not ready\n".utf8))
         case "/metrics":
-            let text = MetricsText.render(workers: daemon.metricSnapshots(), health: daemon.health.snapshot())
+            let workers = daemon.metricSnapshots()
+            let text =
+                MetricsText.render(workers: workers, health: daemon.health.snapshot())
+                + MetricsText.renderPresign(links: presign.linksIssued, workers: workers)
             return (200, "text/plain; version=0.0.4", Array(text.utf8))
         default:
             return (404, "text/plain", Array("not found\n".utf8))
@@ -73,10 +80,15 @@ private final class AdminConnection {
     unowned let server: AdminServer
     var decoder = RequestDecoder()
     var answered = false
+    let isLoopbackPeer: Bool
+    /// A presign API request whose body is being read (bounded by `AdminServer.maxBodyBytes`).
+    var pendingHead: RequestHead?
+    var body: [UInt8] = []
 
-    init(bev: OpaquePointer, server: AdminServer) {
+    init(bev: OpaquePointer, server: AdminServer, isLoopbackPeer: Bool) {
         self.bev = bev
         self.server = server
+        self.isLoopbackPeer = isLoopbackPeer
         let context = Unmanaged.passUnretained(self).toOpaque()
         bufferevent_setcb(
             bev,
@@ -101,7 +113,8 @@ private final class AdminConnection {
     func readable() {
         guard !answered else { return }
         let input = bufferevent_get_input(bev)!
-        while EvBuffer.length(input) > 0 {
+        // With a body pending, an empty buffer still owes the decoder's `.end`.
+        while !answered && (EvBuffer.length(input) > 0 || pendingHead != nil) {
             let output: DecoderOutput
             do {
                 output = try EvBuffer.withFirstSegment(input) { segment, available throws(HTTPParseError) in
@@ -117,19 +130,51 @@ private final class AdminConnection {
                 if consumed == 0 { return }
             case .head(let head, let consumed):
                 EvBuffer.drain(input, consumed)
+                if server.isPresignPath(head) {
+                    if case .contentLength(let length) = decoder.framing, length > AdminServer.maxBodyBytes {
+                        write(server.tooLarge(head))
+                        return
+                    }
+                    pendingHead = head  // the body follows; answered at `.end`
+                    if decoder.expectsContinue {
+                        EvBuffer.add(bufferevent_get_output(bev)!, "HTTP/1.1 100 Continue\r\n\r\n")
+                    }
+                    continue
+                }
                 let (status, type, body) = server.respond(to: head)
                 write(status: status, contentType: type, body: body, isHead: head.method == "HEAD")
                 return
-            default:
+            case .body(let skip, let count):
+                EvBuffer.drain(input, skip)
+                guard pendingHead != nil, body.count + count <= AdminServer.maxBodyBytes else {
+                    if let head = pendingHead { write(server.tooLarge(head)) }
+                    return
+                }
+                body += EvBuffer.copyPrefix(input, count)
+                EvBuffer.drain(input, count)
+                if skip == 0 && count == 0 { return }
+            case .end(let consumed):
+                EvBuffer.drain(input, consumed)
+                guard let head = pendingHead else { return }
+                write(server.respondPresign(head: head, body: body, isLoopbackPeer: isLoopbackPeer))
                 return
             }
         }
     }
 
-    private func write(status: Int, contentType: String, body: [UInt8], isHead: Bool) {
+    private func write(_ response: AdminResponse) {
+        write(
+            status: response.status, contentType: response.contentType, body: response.body, isHead: false,
+            headers: response.headers)
+    }
+
+    private func write(
+        status: Int, contentType: String, body: [UInt8], isHead: Bool, headers: [(String, String)] = []
+    ) {
         answered = true
         bufferevent_disable(bev, Int16(EV_READ))
         var bytes = Array("HTTP/1.1 \(status) \(HTTPEncoder.reasonPhrase(for: status))\r\n".utf8)
+        for (name, value) in headers { bytes += Array("\(name): \(value)\r\n".utf8) }
         bytes += Array("Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8)
         if !isHead { bytes += body }
         EvBuffer.add(bufferevent_get_output(bev)!, bytes)

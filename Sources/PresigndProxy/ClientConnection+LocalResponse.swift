@@ -49,7 +49,7 @@ extension ClientConnection {
         finishLocalResponse()
     }
 
-    private func writeLocal(
+    func writeLocal(
         status: Int, contentType: String, body: [UInt8], method: String, requestID: String,
         extraHeaders: [(String, String)]
     ) {
@@ -65,7 +65,7 @@ extension ClientConnection {
         EvBuffer.add(output, bytes)
     }
 
-    private func finishLocalResponse() {
+    func finishLocalResponse() {
         if closeAfterResponse || worker.isDraining {
             closeWhenFlushed()
         } else if requestPhase == .done {

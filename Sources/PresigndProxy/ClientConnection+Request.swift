@@ -122,6 +122,8 @@ extension ClientConnection {
             respondServiceRoot(method: head.method, isHTTP10: isHTTP10)
         case .success(.forward(let plan)):
             forward(plan, head: head, isHTTP10: isHTTP10, keepAlive: keepAlive, hasBody: hasBody)
+        case .success(.redirect(let plan)):
+            respondRedirect(plan, hasBody: hasBody, isHTTP10: isHTTP10)
         }
     }
 

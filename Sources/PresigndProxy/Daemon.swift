@@ -27,6 +27,8 @@ final class Daemon {
     private var admin: AdminServer?
     private(set) var isDraining = false
     let health: HealthState
+    /// The running configuration's settings (the admin side's presign API reads them; a reload swaps them).
+    var settings: ProxySettings { plan.settings }
 
     init(
         plan: DaemonPlan, logger: Logger, environment: [String: String],

@@ -50,6 +50,9 @@ extension DaemonPlan {
             route.allowedPrefixes = bucket.allowedPrefixes
             route.maxUploadSize = bucket.maxUploadSize
             route.plusInPathIsSpace = bucket.plusInPathIsSpace
+            route.redirect = bucket.redirect
+            route.redirectExpires = min(max(1, bucket.redirectExpires.seconds), 604_800)
+            route.maxPresignExpiry = min(max(1, bucket.maxPresignExpiry.seconds), 604_800)
             routes.append(route)
             summary.append(
                 (
@@ -73,7 +76,9 @@ extension DaemonPlan {
             settings: ProxySettings(
                 upstreams: upstreams, routes: routes, limits: clientLimits, accessLog: server.accessLog,
                 allowedClients: server.allowedClients, spoolDirectory: server.spoolDirectory,
-                maxSpoolSize: server.maxSpoolSize),
+                maxSpoolSize: server.maxSpoolSize,
+                adminAPI: AdminAPISettings(
+                    tokenFile: server.adminTokenFile, corsAllowedOrigins: server.corsAllowedOrigins)),
             listen: server.listen.map(Self.spec), adminListen: server.adminListen.map(Self.spec),
             workers: server.workers, shutdownTimeoutMilliseconds: server.shutdownTimeout.milliseconds,
             unixSocketMode: server.unixSocketMode, summary: summary)

@@ -79,3 +79,27 @@ enum MetricsText {
         return out + "\""
     }
 }
+
+// MARK: - Presigned links (issue 7)
+
+extension MetricsText {
+    /// Links the presign API issued, by bucket and method; redirects served, by bucket (all workers).
+    static func renderPresign(links: [PresignAdminState.LinkKey: Int], workers: [WorkerMetrics.Counters]) -> String {
+        var redirects: [String: Int] = [:]
+        for counters in workers {
+            for (bucket, value) in counters.redirects { redirects[bucket, default: 0] += value }
+        }
+        var out = "# HELP presignd_presigned_links_total Presigned links issued by the presign API, by bucket "
+        out += "and method.\n"
+        out += "# TYPE presignd_presigned_links_total counter\n"
+        for (key, value) in links.sorted(by: { ($0.key.bucket, $0.key.method) < ($1.key.bucket, $1.key.method) }) {
+            out += "presignd_presigned_links_total{bucket=\(label(key.bucket)),method=\(label(key.method))} \(value)\n"
+        }
+        out += "# HELP presignd_redirects_total GET/HEAD requests answered with a 307 to a presigned URL, by bucket.\n"
+        out += "# TYPE presignd_redirects_total counter\n"
+        for (bucket, value) in redirects.sorted(by: { $0.key < $1.key }) {
+            out += "presignd_redirects_total{bucket=\(label(bucket))} \(value)\n"
+        }
+        return out
+    }
+}

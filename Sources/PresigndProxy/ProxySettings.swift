@@ -47,12 +47,16 @@ final class ProxySettings: Sendable {
     /// Where length-less and unwrapped uploads are spooled (files are unlinked at once).
     let spoolDirectory: String
     let maxSpoolSize: Int
+    /// The admin listener's presign API: bearer token file and CORS origins (issue 7).
+    let adminAPI: AdminAPISettings
 
     init(
         upstreams: [UpstreamTarget], routes: [BucketRoute], limits: ClientLimits, accessLog: Bool = true,
         allowedClients: [CIDR] = [], spoolDirectory: String = "/var/tmp", maxSpoolSize: Int = 5 << 30,
+        adminAPI: AdminAPISettings = AdminAPISettings(),
         highWatermark: Int = 512 * 1024, lowWatermark: Int = 128 * 1024
     ) {
+        self.adminAPI = adminAPI
         self.upstreams = upstreams
         self.router = Router(routes: routes)
         self.limits = limits

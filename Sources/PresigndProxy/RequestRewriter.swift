@@ -30,6 +30,8 @@ enum BodyPlan: Equatable {
 enum RewriteDecision {
     case serviceRoot
     case forward(ForwardPlan)
+    /// `redirect = true` bucket, object GET/HEAD: a 307 to a fresh presigned URL (ClientConnection+Redirect).
+    case redirect(RedirectPlan)
 }
 
 /// Turns a client's head into the upstream request (DESIGN §2 RequestRewriter): route, policy,
@@ -93,6 +95,9 @@ enum RequestRewriter {
         }
         let target = settings.upstreams[route.upstreamIndex]
         let path = URIEncoding.encode(upstreamPath, keepingSlash: true)
+        if route.redirect && AccessPolicy.readMethods.contains(head.method) && !key.isEmpty {
+            return .success(.redirect(RedirectPlan(route: route, method: head.method, path: path, query: query)))
+        }
         var headers: [(name: String, value: String)] = [("Host", target.hostHeader)]
         let connectionListed = connectionTokens(head.headers)
         var clientPayload: String? = nil

@@ -13,6 +13,12 @@ struct BucketRoute: Sendable {
     var allowedPrefixes: [String] = []
     var maxUploadSize: Int? = nil
     var plusInPathIsSpace: Bool = false
+    /// `redirect`: GET/HEAD of objects answered with a 307 to a presigned upstream URL (issue 7).
+    var redirect: Bool = false
+    /// `redirect_expires`, seconds (1...604800).
+    var redirectExpires: Int = 300
+    /// `max_presign_expiry`, seconds: the longest link the presign API and the CLI grant.
+    var maxPresignExpiry: Int = 604_800
 }
 
 /// Where a request goes, decided from its decoded path alone.

@@ -23,6 +23,9 @@ final class WorkerMetrics: Sendable {
         var durationSumMs = 0
         var durationCount = 0
         var signingFailures = 0
+
+        // Presigned links (issue 7): 307 redirects served, by bucket.
+        var redirects: [String: Int] = [:]
     }
 
     private let counters = Mutex(Counters())
@@ -61,5 +64,11 @@ final class WorkerMetrics: Sendable {
             $0.durationSumMs += durationMs
             $0.durationCount += 1
         }
+    }
+
+    // MARK: Presigned links (issue 7)
+
+    func redirectServed(bucket: String) {
+        counters.withLock { $0.redirects[bucket, default: 0] += 1 }
     }
 }

@@ -6,6 +6,10 @@ Binds 127.0.0.1:0 and prints `PORT <n>` on stdout. Accepts presigned GET/HEAD/PU
 recomputes the signature with botocore's S3SigV4QueryAuth stages from the raw path and query it received,
 checks X-Amz-Date + X-Amz-Expires against the clock, the credential scope, and that every signed header was
 actually sent. Objects live in memory. Failures are 403 with an S3 XML error body.
+
+Like a bucket with a permissive CORS rule, it answers preflight `OPTIONS` without authentication and adds
+`Access-Control-Allow-Origin` to every answer (browser upload tests). GET honours a single `Range: bytes=a-b`
+(206 + Content-Range), as S3 does.
 """
 import argparse
 import datetime
@@ -101,10 +105,18 @@ def make_handler(keys, region, store, lock):
         def log_message(self, fmt, *args):  # quiet
             pass
 
-        def _reply(self, status, body=b"", content_type="application/xml", head=False):
+        def _cors(self):
+            if self.headers.get("Origin"):
+                self.send_header("Access-Control-Allow-Origin", self.headers["Origin"])
+                self.send_header("Vary", "Origin")
+
+        def _reply(self, status, body=b"", content_type="application/xml", head=False, extra=()):
             self.send_response(status)
+            self._cors()
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(body)))
+            for name, value in extra:
+                self.send_header(name, value)
             self.end_headers()
             if not head and body:
                 self.wfile.write(body)
@@ -132,14 +144,36 @@ def make_handler(keys, region, store, lock):
                 if self.command == "DELETE":
                     store.pop(key, None)
                     self.send_response(204)
+                    self._cors()
                     self.end_headers()
                     return None
                 found = store.get(key)
             if found is None:
                 return self._reply(404, b"<Error><Code>NoSuchKey</Code></Error>", head=head)
-            return self._reply(200, found[0], found[1], head=head)
+            data, content_type = found
+            query = dict(urllib.parse.parse_qsl(self.path.partition("?")[2]))
+            content_type = query.get("response-content-type", content_type)
+            extra = [("Content-Disposition", query["response-content-disposition"])] \
+                if "response-content-disposition" in query else []
+            ranged = self.headers.get("Range", "")
+            if ranged.startswith("bytes=") and "," not in ranged and data:
+                first, _, last = ranged[6:].partition("-")
+                start = int(first) if first else max(0, len(data) - int(last))
+                end = min(int(last), len(data) - 1) if first and last else len(data) - 1
+                if start <= end:
+                    extra.append(("Content-Range", f"bytes {start}-{end}/{len(data)}"))
+                    return self._reply(206, data[start:end + 1], content_type, head=head, extra=extra)
+            return self._reply(200, data, content_type, head=head, extra=extra)
 
         do_GET = do_HEAD = do_PUT = do_DELETE = _handle
+
+        def do_OPTIONS(self):  # CORS preflight: never authenticated (as S3 bucket CORS)
+            self.send_response(200)
+            self._cors()
+            self.send_header("Access-Control-Allow-Methods", "GET, HEAD, PUT, DELETE")
+            self.send_header("Access-Control-Allow-Headers", self.headers.get("Access-Control-Request-Headers", "*"))
+            self.send_header("Content-Length", "0")
+            self.end_headers()
 
         def do_POST(self):
             self._error(VerificationError("MethodNotAllowed", "presigned POST is not supported"))

@@ -1,0 +1,202 @@
+import CLibevent
+import PresigndConfig
+import PresigndHTTP1
+import PresigndSigV4
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The presign API's settings from `[server]`: `admin_token_file` and `cors_allowed_origins`.
+struct AdminAPISettings: Sendable {
+    /// The file holding the bearer token; read on every request, so it can be rotated without a reload.
+    var tokenFile: String? = nil
+    /// Origins answered with CORS headers (`"*"` allows any).
+    var corsAllowedOrigins: [String] = []
+}
+
+/// An admin answer with extra headers.
+struct AdminResponse {
+    var status: Int
+    var contentType = "application/json"
+    var body: [UInt8]
+    var headers: [(String, String)] = []
+
+    init(status: Int, json: String, headers: [(String, String)] = []) {
+        self.status = status
+        self.body = Array((json + "\n").utf8)
+        self.headers = headers
+    }
+}
+
+/// The admin thread's presign state: one `PresignService` (own signers) per running configuration, and the
+/// links-issued counters, which outlive reloads.
+struct PresignAdminState {
+    struct LinkKey: Hashable {
+        var bucket: String
+        var method: String
+    }
+
+    var service: PresignService?
+    var linksIssued: [LinkKey: Int] = [:]
+
+    /// The service for `settings`, rebuilt after a reload (new credentials, new buckets).
+    mutating func service(for settings: ProxySettings) -> PresignService {
+        if let service, service.settings === settings { return service }
+        let fresh = PresignService(settings: settings)
+        service = fresh
+        return fresh
+    }
+}
+
+/// `POST /v1/presign` and its CORS preflight on the admin listener (issue 7).
+extension AdminServer {
+    static let presignPath = "/v1/presign"
+    /// The largest request body the presign API reads.
+    static let maxBodyBytes = 64 * 1024
+
+    func isPresignPath(_ head: RequestHead) -> Bool {
+        head.target.split(separator: "?", maxSplits: 1).first.map(String.init) == Self.presignPath
+    }
+
+    func tooLarge(_ head: RequestHead) -> AdminResponse {
+        let failure = PresignFailure(
+            status: 413, code: "EntityTooLarge", field: "", message: "the body is larger than 64 KiB")
+        return AdminResponse(status: 413, json: failure.json, headers: corsHeaders(for: head) ?? [])
+    }
+
+    /// Answers one presign API request whose body has been read.
+    func respondPresign(head: RequestHead, body: [UInt8], isLoopbackPeer: Bool) -> AdminResponse {
+        let api = daemon.settings.adminAPI
+        func error(
+            _ status: Int, _ code: String, _ field: String, _ message: String, _ headers: [(String, String)] = []
+        )
+            -> AdminResponse
+        {
+            let failure = PresignFailure(status: status, code: code, field: field, message: message)
+            return AdminResponse(status: status, json: failure.json, headers: headers + [("Cache-Control", "no-store")])
+        }
+        // CORS (Fetch standard §3.2): a browser origin must be listed; other callers send no Origin.
+        guard let cors = corsHeaders(for: head) else {
+            return error(403, "OriginNotAllowed", "origin", "origin is not in cors_allowed_origins")
+        }
+        if head.method == "OPTIONS" {
+            var headers = cors
+            if head.headers["origin"] != nil {
+                headers += [
+                    ("Access-Control-Allow-Methods", "POST, OPTIONS"),
+                    ("Access-Control-Allow-Headers", "authorization, content-type"), ("Access-Control-Max-Age", "600"),
+                ]
+            }
+            var response = AdminResponse(status: 204, json: "", headers: headers + [("Allow", "POST, OPTIONS")])
+            response.body = []
+            return response
+        }
+        guard head.method == "POST" else {
+            return error(405, "MethodNotAllowed", "", "use POST", cors + [("Allow", "POST, OPTIONS")])
+        }
+        if let tokenFile = api.tokenFile {
+            guard let token = Self.readToken(tokenFile) else {
+                logger.error("Cannot read admin_token_file; refusing presign requests", metadata: ["path": tokenFile])
+                return error(500, "TokenUnavailable", "", "the admin token file cannot be read", cors)
+            }
+            let challenge = [("WWW-Authenticate", "Bearer realm=\"presignd\"")]
+            guard let presented = Self.bearerToken(head.headers["authorization"]) else {
+                return error(401, "MissingToken", "authorization", "a bearer token is required", cors + challenge)
+            }
+            guard Self.constantTimeEquals(Array(presented.utf8), token) else {
+                return error(401, "InvalidToken", "authorization", "the bearer token is wrong", cors + challenge)
+            }
+        } else {
+            // No token: loopback only, and only under a loopback Host (a DNS-rebinding page sends its own name).
+            guard isLoopbackPeer else {
+                return error(403, "AccessDenied", "", "without admin_token_file the presign API is loopback-only", cors)
+            }
+            guard Self.isLocalHost(head.headers["host"]) else {
+                return error(403, "AccessDenied", "host", "Host must be localhost or an IP address", cors)
+            }
+        }
+        let mediaType = (head.headers["content-type"] ?? "").split(separator: ";").first.map {
+            String($0.trimmingSpaces()).lowercased()
+        }
+        guard mediaType == "application/json" else {
+            return error(415, "UnsupportedMediaType", "content-type", "send Content-Type: application/json", cors)
+        }
+        let service = presign.service(for: daemon.settings)
+        let result = service.handle(body: body, date: AmzDate.now())
+        if let link = result.link {
+            presign.linksIssued[PresignAdminState.LinkKey(bucket: link.bucket, method: link.method), default: 0] += 1
+            logger.info(
+                "Presigned link issued",
+                metadata: ["bucket": link.bucket, "http.method": link.method, "expires.s": String(link.expiresIn)])
+        }
+        return AdminResponse(status: result.status, json: result.body, headers: cors + [("Cache-Control", "no-store")])
+    }
+
+    /// CORS response headers: `[]` without an `Origin`, nil when the origin is not allowed.
+    func corsHeaders(for head: RequestHead) -> [(String, String)]? {
+        guard let origin = head.headers["origin"] else { return [] }
+        let allowed = daemon.settings.adminAPI.corsAllowedOrigins
+        guard allowed.contains("*") || allowed.contains(origin) else { return nil }
+        return [("Access-Control-Allow-Origin", origin), ("Vary", "Origin")]
+    }
+
+    /// `Bearer TOKEN` (RFC 6750 §2.1; the scheme is case-insensitive).
+    static func bearerToken(_ value: String?) -> String? {
+        guard let value, value.count > 7, value.prefix(7).lowercased() == "bearer " else { return nil }
+        let token = value.dropFirst(7).trimmingSpaces()
+        return token.isEmpty ? nil : String(token)
+    }
+
+    /// Compares without an early exit, so the time taken does not reveal how much of the token matched.
+    static func constantTimeEquals(_ presented: [UInt8], _ expected: [UInt8]) -> Bool {
+        guard !expected.isEmpty else { return false }
+        var difference = UInt8(truncatingIfNeeded: presented.count ^ expected.count)
+        for index in expected.indices {
+            difference |= expected[index] ^ (index < presented.count ? presented[index] : 0)
+        }
+        return difference == 0
+    }
+
+    /// `localhost` or an IP literal, with an optional port.
+    static func isLocalHost(_ host: String?) -> Bool {
+        guard var host = host?.lowercased(), !host.isEmpty else { return false }
+        if host.hasPrefix("[") {
+            guard let close = host.firstIndex(of: "]") else { return false }
+            return IPAddress(String(host[host.index(after: host.startIndex)..<close])) != nil
+        }
+        if let colon = host.lastIndex(of: ":") { host = String(host[..<colon]) }
+        return host == "localhost" || IPAddress(host) != nil
+    }
+
+    /// The token file's first line, trimmed; nil when unreadable or empty.
+    static func readToken(_ path: String) -> [UInt8]? {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { Glibc.close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        var total = 0
+        while total < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { raw in
+                Glibc.read(fd, raw.baseAddress! + total, raw.count - total)
+            }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            total += count
+        }
+        var line = bytes[..<total].prefix { $0 != 0x0A && $0 != 0x0D }
+        while let last = line.last, last == 0x20 || last == 0x09 { line = line.dropLast() }
+        while let first = line.first, first == 0x20 || first == 0x09 { line = line.dropFirst() }
+        return line.isEmpty ? nil : Array(line)
+    }
+}
+
+extension EvBuffer {
+    /// A copy of the first `count` bytes (the presign API's small bodies only).
+    static func copyPrefix(_ buffer: OpaquePointer, _ count: Int) -> [UInt8] {
+        guard count > 0 else { return [] }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let copied = bytes.withUnsafeMutableBytes { raw in evbuffer_copyout(buffer, raw.baseAddress, count) }
+        return copied > 0 ? Array(bytes[..<copied]) : []
+    }
+}

@@ -1,0 +1,56 @@
+import PresigndSigV4
+
+/// A GET or HEAD of an object in a `redirect = true` bucket, already past the access policy.
+struct RedirectPlan {
+    var upstreamIndex: Int
+    var bucket: String
+    var method: String
+    /// The upstream path, encoded (`/bucket/key`): also the access log's path.
+    var path: String
+    /// The client's own query parameters (`response-content-type`, `versionId`, …), presign parameters removed.
+    var query: [QueryParameter]
+    /// `redirect_expires`, seconds.
+    var expires: Int
+
+    init(route: BucketRoute, method: String, path: String, query: [QueryParameter]) {
+        self.upstreamIndex = route.upstreamIndex
+        self.bucket = route.name
+        self.method = method
+        self.path = path
+        self.query = query
+        self.expires = route.redirectExpires
+    }
+}
+
+/// Redirect mode (issue 7): `307 Temporary Redirect` to a fresh presigned upstream URL, so the bytes flow
+/// between the client and the upstream directly. 307 keeps the method (RFC 9110 §15.4.8), and a `Range`
+/// header is not signed, so `curl -L -r 100-199` gets exactly those bytes.
+extension ClientConnection {
+    func respondRedirect(_ plan: RedirectPlan, hasBody: Bool, isHTTP10: Bool) {
+        let target = settings.upstreams[plan.upstreamIndex]
+        let presigned: PresignedURL
+        do {
+            guard let signer = worker.signer(for: plan.upstreamIndex) else { throw SigV4Error.crypto("no signer") }
+            presigned = try signer.presign(
+                method: plan.method, host: target.hostHeader, path: plan.path, query: plan.query,
+                expires: plan.expires, date: AmzDate.now(), scheme: target.usesTLS ? "https" : "http")
+        } catch {
+            worker.metrics.signingFailed()
+            respondLocally(
+                error: .internalError("cannot presign the redirect"), method: plan.method, resource: plan.path,
+                closing: hasBody, isHTTP10: isHTTP10)
+            return
+        }
+        let requestID = worker.nextRequestID()
+        if hasBody { closeAfterResponse = true }
+        // The URL is a bearer credential until it expires: never cached by intermediaries.
+        writeLocal(
+            status: 307, contentType: "text/plain", body: [], method: plan.method, requestID: requestID,
+            extraHeaders: [("Location", presigned.url), ("Cache-Control", "no-store")])
+        worker.metrics.redirectServed(bucket: plan.bucket)
+        worker.logAccess(
+            method: plan.method, path: plan.path, status: 307, bytesIn: 0, bytesOut: 0, durationMs: 0,
+            upstreamStatus: nil, bucket: plan.bucket, requestID: requestID, error: nil)
+        finishLocalResponse()
+    }
+}

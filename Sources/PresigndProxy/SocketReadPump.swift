@@ -14,10 +14,11 @@ protocol SocketReadPumpDelegate: AnyObject {
 /// Reads a plain socket into a bufferevent's input buffer in large pieces.
 ///
 /// libevent 2.1 reads a socket at most 4096 bytes per call (`EVBUFFER_MAX_READ`), one loop
-/// iteration each, which capped uploads at ~170 MB/s (DESIGN §7). The pump asks the kernel how
-/// much is waiting (`FIONREAD`), reserves exactly that in the input buffer (so idle connections
-/// keep no big buffers), reads it with one `readv`, and commits it. The bufferevent keeps the
-/// write side; its own reading stays disabled.
+/// iteration each, which capped uploads at ~170 MB/s (DESIGN §7). The pump reserves space in the
+/// input buffer, reads with one `readv`, and commits what arrived. The reservation adapts: it
+/// doubles while reads fill it (bulk bodies, up to 1 MiB) and halves for small messages, so idle
+/// keep-alive connections hold no big buffers. The bufferevent keeps the write side; its own
+/// reading stays disabled.
 final class SocketReadPump {
     private var event: OpaquePointer?
     private let fd: Int32
@@ -26,8 +27,10 @@ final class SocketReadPump {
     private var timeoutMilliseconds: Int
     private(set) var isEnabled = false
 
-    /// Upper bound for one read.
+    /// Bounds for one read; the size adapts between them (no `FIONREAD` syscall per read).
     static let maxRead = 1 << 20
+    static let minRead = 4096
+    private var readSize = 16384
 
     init(loop: EventLoop, fd: Int32, input: OpaquePointer, timeoutMilliseconds: Int, delegate: SocketReadPumpDelegate) {
         self.fd = fd
@@ -74,9 +77,7 @@ final class SocketReadPump {
             delegate?.pumpDidEnd(Int16(BEV_EVENT_READING | BEV_EVENT_TIMEOUT))
             return
         }
-        var waiting: Int32 = 0
-        if ioctl(fd, UInt(FIONREAD), &waiting) < 0 { waiting = 0 }
-        let want = min(Self.maxRead, max(Int(waiting), 4096))
+        let want = readSize
         var vectors = (iovec(), iovec())
         // A socket bufferevent keeps its input's end frozen except while it reads itself.
         evbuffer_unfreeze(input, 0)
@@ -100,6 +101,12 @@ final class SocketReadPump {
             }
         }
         if result > 0 {
+            // Adapt the next reservation: grow while reads fill it, shrink for small messages.
+            if result >= want {
+                readSize = min(Self.maxRead, want * 2)
+            } else if result < want / 4 {
+                readSize = max(Self.minRead, want / 2)
+            }
             delegate?.pumpDidRead()
         } else if result == 0 {
             delegate?.pumpDidEnd(Int16(BEV_EVENT_READING | BEV_EVENT_EOF))

@@ -101,6 +101,8 @@ extension ClientConnection {
         // The decoder still owes this message's `.end` (at once when there is no body), so the
         // body phase runs even for bodyless requests.
         requestPhase = .body
+        // A reload that happened while this connection sat idle applies to its next request.
+        settings = worker.settings
         let hasBody = decoder.framing != .none
         let isHTTP10 = head.version.minor == 0
         let keepAlive = decoder.isKeepAlive && !worker.isDraining
@@ -152,7 +154,7 @@ extension ClientConnection {
             clientKeepAlive: keepAlive, clientIsHTTP10: isHTTP10)
         self.exchange = exchange
         responsePhase = .head
-        worker.exchangeStarted(exchange)
+        worker.exchangeStarted(exchange, client: peer)
         if decoder.expectsContinue && hasBody {
             // R2 never sends 100 Continue: presignd answers it (DESIGN §2).
             EvBuffer.add(output, "HTTP/1.1 100 Continue\r\n\r\n")
@@ -189,6 +191,7 @@ extension ClientConnection {
         connection.enableReading()
         exchange.upstream = connection
         EvBuffer.add(connection.output, exchange.encodedHead)
+        worker.upstreamAttached(connection, to: exchange, upstream: target.name)
         if requestPhase == .body { resumeClientReading() }
     }
 
@@ -205,8 +208,10 @@ extension ClientConnection {
             return
         }
         exchange?.upstream?.free()
-        if let exchange { worker.exchangeEnded(exchange, completed: false) }
+        let ended = exchange
         exchange = nil
-        respondLocally(error: proxyError, method: "GET", resource: "", closing: true)
+        respondLocally(
+            error: proxyError, method: ended?.method ?? "GET", resource: ended?.logPath ?? "", closing: true,
+            exchange: ended)
     }
 }

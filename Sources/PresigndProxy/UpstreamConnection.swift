@@ -36,6 +36,8 @@ final class UpstreamConnection {
     /// The handshake resumed a cached TLS session.
     private(set) var resumedSession = false
     weak var delegate: UpstreamConnectionDelegate?
+    /// Called once when the TLS handshake completes, with whether it resumed a session (metrics).
+    var onTLSHandshake: ((Bool) -> Void)?
     /// Set while idle in a pool: called when the idle connection closes or times out.
     var onIdleClose: ((UpstreamConnection) -> Void)?
     private var isFreed = false
@@ -144,7 +146,11 @@ final class UpstreamConnection {
         let events = Int32(events)
         if events & Int32(BEV_EVENT_CONNECTED) != 0 {
             isConnected = true
-            if let ssl { resumedSession = SSL_session_reused(ssl) == 1 }
+            if let ssl {
+                resumedSession = SSL_session_reused(ssl) == 1
+                onTLSHandshake?(resumedSession)
+                onTLSHandshake = nil
+            }
             return
         }
         let failure: UpstreamFailure

@@ -146,7 +146,8 @@ final class Daemon {
         isDraining = true
         health.setReady(false)
         notifier.notify("STOPPING=1\nSTATUS=draining")
-        logger.info("Shutting down", metadata: ["signal": signalName, "timeout.ms": String(plan.shutdownTimeoutMilliseconds)])
+        logger.info(
+            "Shutting down", metadata: ["signal": signalName, "timeout.ms": String(plan.shutdownTimeoutMilliseconds)])
         // The admin listener stays up while draining: /readyz answers 503, /metrics shows the drain.
         for worker in workers { worker.requestDrain() }
         let timer = LoopTimer(loop: loop) { [unowned self] in

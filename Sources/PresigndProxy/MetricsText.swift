@@ -48,19 +48,24 @@ enum MetricsText {
         }
         out += perUpstream(
             "presignd_upstream_pool_idle_connections", "Idle keep-alive connections pooled per upstream.",
-            type: "gauge", names, upstreams) { $0.idleConnections }
+            type: "gauge", names, upstreams
+        ) { $0.idleConnections }
         out += perUpstream(
             "presignd_upstream_connections_opened_total", "New upstream connections opened for requests.",
-            type: "counter", names, upstreams) { $0.connectionsOpened }
+            type: "counter", names, upstreams
+        ) { $0.connectionsOpened }
         out += perUpstream(
             "presignd_upstream_connections_reused_total", "Requests sent on a pooled keep-alive connection.",
-            type: "counter", names, upstreams) { $0.connectionsReused }
+            type: "counter", names, upstreams
+        ) { $0.connectionsReused }
         out += perUpstream(
             "presignd_upstream_tls_handshakes_total", "Completed TLS handshakes with an upstream.",
-            type: "counter", names, upstreams) { $0.tlsHandshakes }
+            type: "counter", names, upstreams
+        ) { $0.tlsHandshakes }
         out += perUpstream(
             "presignd_upstream_tls_session_reuses_total", "TLS handshakes that resumed a cached session.",
-            type: "counter", names, upstreams) { $0.tlsSessionReuses }
+            type: "counter", names, upstreams
+        ) { $0.tlsSessionReuses }
 
         out += header("presignd_config_reloads", "Configuration reloads by result.", type: "counter")
         out += "presignd_config_reloads_total{result=\"failed\"} \(health.reloadsFailed)\n"

@@ -22,7 +22,8 @@ final class WorkerMetrics: Sendable {
         var count = 0
 
         mutating func observe(_ micros: Int) {
-            let slot = WorkerMetrics.latencyBoundsMicros.firstIndex { micros <= $0 }
+            let slot =
+                WorkerMetrics.latencyBoundsMicros.firstIndex { micros <= $0 }
                 ?? WorkerMetrics.latencyBoundsMicros.count
             buckets[slot] += 1
             sumMicros += micros

@@ -4,20 +4,28 @@ import PresigndHTTP1
 /// Responses presignd writes itself: S3 XML errors and the service-level bucket list.
 extension ClientConnection {
     /// Writes an S3 XML error. `closing` closes the connection afterwards (unread body, bad framing).
+    /// `exchange`: the failed exchange this answers (it is counted and logged as one request).
     func respondLocally(
         error: ProxyError, method: String, resource: String, closing: Bool, isHTTP10: Bool = false,
-        requestID: String? = nil
+        requestID: String? = nil, exchange: Exchange? = nil
     ) {
-        let requestID = requestID ?? worker.nextRequestID()
+        let requestID = exchange?.requestID ?? requestID ?? worker.nextRequestID()
         let (status, code) = error.statusAndCode
         let body = error.xmlBody(requestID: requestID, resource: resource)
         if closing { closeAfterResponse = true }
         writeLocal(
             status: status, contentType: "application/xml", body: body, method: method, requestID: requestID,
             extraHeaders: [("x-amz-error-code", code)])
-        worker.logAccess(
-            method: method, path: resource, status: status, bytesIn: 0, bytesOut: body.count, durationMs: 0,
-            upstreamStatus: nil, bucket: nil, requestID: requestID, error: code)
+        if let exchange {
+            exchange.responseStatus = status
+            exchange.responseBodyBytes = body.count
+            exchange.ops.errorCode = code
+            worker.exchangeEnded(exchange, completed: true)
+        } else {
+            worker.localResponseSent(
+                method: method, path: resource, status: status, bytesOut: body.count, client: peer,
+                requestID: requestID, errorCode: code)
+        }
         finishLocalResponse()
     }
 
@@ -43,9 +51,9 @@ extension ClientConnection {
         writeLocal(
             status: 200, contentType: "application/xml", body: body, method: method, requestID: requestID,
             extraHeaders: [])
-        worker.logAccess(
-            method: method, path: "/", status: 200, bytesIn: 0, bytesOut: body.count, durationMs: 0,
-            upstreamStatus: nil, bucket: nil, requestID: requestID, error: nil)
+        worker.localResponseSent(
+            method: method, path: "/", status: 200, bytesOut: body.count, client: peer, requestID: requestID,
+            errorCode: nil)
         finishLocalResponse()
     }
 
@@ -58,6 +66,7 @@ extension ClientConnection {
         bytes.append(contentsOf: "HTTP/1.1 \(status) \(HTTPEncoder.reasonPhrase(for: status))\r\n".utf8)
         bytes.append(contentsOf: "Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n".utf8)
         bytes.append(contentsOf: "x-amz-request-id: \(requestID)\r\nServer: presignd\r\n".utf8)
+        bytes.append(contentsOf: "x-presignd-request-id: \(requestID)\r\n".utf8)
         for (name, value) in extraHeaders { bytes.append(contentsOf: "\(name): \(value)\r\n".utf8) }
         if closeAfterResponse || worker.isDraining { bytes.append(contentsOf: "Connection: close\r\n".utf8) }
         bytes.append(contentsOf: "\r\n".utf8)

@@ -48,9 +48,9 @@ extension ClientConnection {
             status: 307, contentType: "text/plain", body: [], method: plan.method, requestID: requestID,
             extraHeaders: [("Location", presigned.url), ("Cache-Control", "no-store")])
         worker.metrics.redirectServed(bucket: plan.bucket)
-        worker.logAccess(
-            method: plan.method, path: plan.path, status: 307, bytesIn: 0, bytesOut: 0, durationMs: 0,
-            upstreamStatus: nil, bucket: plan.bucket, requestID: requestID, error: nil)
+        worker.localResponseSent(
+            method: plan.method, path: plan.path, status: 307, bytesOut: 0, client: peer, requestID: requestID,
+            errorCode: nil)
         finishLocalResponse()
     }
 }

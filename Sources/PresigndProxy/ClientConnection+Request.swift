@@ -110,6 +110,8 @@ extension ClientConnection {
         // The decoder still owes this message's `.end` (at once when there is no body), so the
         // body phase runs even for bodyless requests.
         requestPhase = .body
+        // A reload that happened while this connection sat idle applies to its next request.
+        settings = worker.settings
         let hasBody = decoder.framing != .none
         let isHTTP10 = head.version.minor == 0
         let keepAlive = decoder.isKeepAlive && !worker.isDraining
@@ -135,7 +137,7 @@ extension ClientConnection {
             clientIsHTTP10: isHTTP10)
         self.exchange = exchange
         responsePhase = .head
-        worker.exchangeStarted(exchange)
+        worker.exchangeStarted(exchange, client: peer)
         if case .spool = plan.body {
             let limit = min(settings.maxSpoolSize, plan.maxUploadSize ?? Int.max)
             if let error = startSpooledExchange(exchange, plan: plan, limit: limit) {
@@ -214,6 +216,7 @@ extension ClientConnection {
         connection.enableReading()
         exchange.upstream = connection
         EvBuffer.add(connection.output, exchange.encodedHead)
+        worker.upstreamAttached(connection, to: exchange, upstream: target.name)
         if exchange.spool != nil {
             pumpSpool()
         } else if requestPhase == .body {
@@ -234,8 +237,10 @@ extension ClientConnection {
             return
         }
         exchange?.upstream?.free()
-        if let exchange { worker.exchangeEnded(exchange, completed: false) }
+        let ended = exchange
         exchange = nil
-        respondLocally(error: proxyError, method: "GET", resource: "", closing: true)
+        respondLocally(
+            error: proxyError, method: ended?.method ?? "GET", resource: ended?.logPath ?? "", closing: true,
+            exchange: ended)
     }
 }

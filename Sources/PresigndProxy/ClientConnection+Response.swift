@@ -71,14 +71,12 @@ extension ClientConnection: UpstreamConnectionDelegate {
         guard let exchange else { return }
         exchange.upstream?.free()
         exchange.upstream = nil
-        exchange.responseStatus = error.statusAndCode.status
-        worker.exchangeEnded(exchange, completed: false)
         self.exchange = nil
         responsePhase = .none
         respondLocally(
             error: error, method: exchange.method, resource: exchange.logPath,
             closing: requestPhase != .done || closeAfterResponse, isHTTP10: exchange.clientIsHTTP10,
-            requestID: exchange.requestID)
+            exchange: exchange)
     }
 
     func processUpstreamInput() {
@@ -116,6 +114,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
                     continue
                 }
                 exchange.sawInterimHead = false
+                exchange.ops.responseHeadArrived(status: head.status)
                 writeResponseHead(head, exchange: exchange)
             case .body(let skip, let count):
                 EvBuffer.drain(input, skip)
@@ -164,6 +163,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
             bytes.append(contentsOf: "\r\n".utf8)
         }
         if rechunk { bytes.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8) }
+        bytes.append(contentsOf: "x-presignd-request-id: \(exchange.requestID)\r\n".utf8)
         if closeAfterResponse {
             bytes.append(contentsOf: "Connection: close\r\n".utf8)
         } else if exchange.clientIsHTTP10 {

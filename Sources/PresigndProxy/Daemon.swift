@@ -20,6 +20,8 @@ final class Daemon {
     /// Workers whose loops ended. Counted under a lock: `event_active` on an already active event
     /// is coalesced, so two workers ending together fire the main loop's callback only once.
     private let finishedWorkersCounter = FinishedCounter()
+    /// The bound addresses of the current listeners (for `STATUS=`).
+    private var lastBound: [String] = []
     private var workerExited: CrossThreadEvent?
     private var signalEvents: [OpaquePointer] = []
     private var shutdownTimer: LoopTimer?
@@ -31,7 +33,7 @@ final class Daemon {
     var settings: ProxySettings { plan.settings }
 
     init(
-        plan: DaemonPlan, logger: Logger, environment: [String: String],
+        plan: DaemonPlan, logger: Logger, environment: [String: String], loadDurationMicros: Int = 0,
         loadPlan: @escaping () -> Result<DaemonPlan, DaemonLoadError>
     ) throws(StartupError) {
         EventLoop.enableThreads()
@@ -41,7 +43,7 @@ final class Daemon {
         self.plan = plan
         self.loadPlan = loadPlan
         self.notifier = SystemdNotifier(environment: environment)
-        self.health = HealthState()
+        self.health = HealthState(loadDurationMicros: loadDurationMicros)
         let watchdog = SystemdNotifier.watchdogMilliseconds(environment: environment)
         // Handlers first: a SIGTERM that arrives right after "Listening" must drain, not kill.
         installSignals()
@@ -59,6 +61,7 @@ final class Daemon {
             metrics.append(workerMetrics)
         }
         boundListen = plan.listen
+        lastBound = sockets[0].map(\.boundAddress)
         for socket in sockets[0] {
             logger.info("Listening", metadata: ["listen.address": socket.boundAddress, "workers": String(count)])
         }
@@ -87,7 +90,7 @@ final class Daemon {
             watchdogTimer = timer
         }
         health.setReady(true)
-        notifier.notify("READY=1\nSTATUS=serving on \(sockets[0].map(\.boundAddress).joined(separator: " "))")
+        notifier.notify("READY=1\nSTATUS=" + statusLine(sockets[0].map(\.boundAddress)))
     }
 
     /// Binds every listen address once per worker (TCP: SO_REUSEPORT on the same port; unix: dup).
@@ -155,9 +158,10 @@ final class Daemon {
         guard !isDraining else { return }
         isDraining = true
         health.setReady(false)
-        notifier.notify("STOPPING=1")
-        logger.info("Shutting down", metadata: ["signal": signalName, "timeout.ms": String(plan.shutdownTimeoutMilliseconds)])
-        admin?.close()
+        notifier.notify("STOPPING=1\nSTATUS=draining")
+        logger.info(
+            "Shutting down", metadata: ["signal": signalName, "timeout.ms": String(plan.shutdownTimeoutMilliseconds)])
+        // The admin listener stays up while draining: /readyz answers 503, /metrics shows the drain.
         for worker in workers { worker.requestDrain() }
         let timer = LoopTimer(loop: loop) { [unowned self] in
             self.logger.warning("Shutdown timeout reached; closing remaining connections", metadata: [:])
@@ -176,8 +180,12 @@ final class Daemon {
 
     private func reload() {
         guard !isDraining else { return }
-        notifier.notify("RELOADING=1")
-        switch loadPlan() {
+        // systemd >= 253 wants MONOTONIC_USEC with RELOADING=1 (sd_notify(3)); older ones ignore it.
+        notifier.notify("RELOADING=1\nMONOTONIC_USEC=\(MonotonicClock.microseconds())\nSTATUS=reloading")
+        let loadStarted = MonotonicClock.microseconds()
+        let loaded = loadPlan()
+        let loadDuration = MonotonicClock.microseconds() - loadStarted
+        switch loaded {
         case .failure(let error):
             health.noteReload(ok: false)
             logger.error("Reload failed; keeping the running configuration", metadata: ["errors": error.description])
@@ -190,7 +198,7 @@ final class Daemon {
                 } catch {
                     health.noteReload(ok: false)
                     logger.error("Reload failed; keeping the running configuration", metadata: ["error": "\(error)"])
-                    notifier.notify("READY=1")
+                    notifier.notify("READY=1\nSTATUS=" + statusLine(boundAddresses()))
                     return
                 }
                 boundListen = newPlan.listen
@@ -202,11 +210,24 @@ final class Daemon {
                 worker.requestReload(newPlan.settings, listenSockets: sockets?[index])
             }
             plan = newPlan
-            health.noteReload(ok: true)
-            logger.info("Reloaded", metadata: [:])
+            health.noteReload(ok: true, loadDurationMicros: loadDuration)
+            logger.info("Reloaded", metadata: ["duration.ms": AccessLogEntry.milliseconds(loadDuration)])
+            if let sockets { lastBound = sockets.first?.map(\.boundAddress) ?? lastBound }
         }
-        notifier.notify("READY=1")
+        notifier.notify("READY=1\nSTATUS=" + statusLine(boundAddresses()))
     }
+
+    /// The `STATUS=` summary systemctl shows: listeners, workers, reload results.
+    private func statusLine(_ addresses: [String]) -> String {
+        let state = health.snapshot()
+        var line = "serving on \(addresses.joined(separator: " ")) with \(workers.count) worker(s)"
+        if state.reloadsOK + state.reloadsFailed > 0 {
+            line += "; reloads: \(state.reloadsOK) ok, \(state.reloadsFailed) failed"
+        }
+        return line
+    }
+
+    private func boundAddresses() -> [String] { lastBound }
 
     /// Aggregated metrics of every worker.
     func metricSnapshots() -> [WorkerMetrics.Counters] {

@@ -111,7 +111,10 @@ public enum ProxyMain {
         }
         let configuration: Configuration
         let plan: DaemonPlan
-        switch load() {
+        let loadStarted = MonotonicClock.microseconds()
+        let loaded = load()
+        let loadDuration = MonotonicClock.microseconds() - loadStarted
+        switch loaded {
         case .failure(let error):
             let logger = Logger()
             for line in error.lines { logger.error("Configuration error", metadata: ["error": line]) }
@@ -127,7 +130,7 @@ public enum ProxyMain {
         }
         do {
             let daemon = try Daemon(
-                plan: plan, logger: logger, environment: environment,
+                plan: plan, logger: logger, environment: environment, loadDurationMicros: loadDuration,
                 loadPlan: { load().map { $0.1 } })
             return daemon.run()
         } catch {

@@ -37,6 +37,8 @@ final class Exchange {
     var responseStatus = 0
     var requestBodyBytes = 0
     var responseBodyBytes = 0
+    /// Access-log and metrics observations (ops).
+    var ops = ExchangeObservation()
 
     init(
         requestID: String, method: String, logPath: String, bucket: String, upstreamIndex: Int, startedAt: Int,

@@ -1,4 +1,5 @@
 import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -10,9 +11,15 @@ final class HealthState: Sendable {
         var reloadsOK = 0
         var reloadsFailed = 0
         var loadedAtEpochSeconds = 0
+        /// How long reading and validating the running configuration (and its credentials) took.
+        var loadDurationMicros = 0
     }
 
     private let state = Mutex(State())
+
+    init(loadDurationMicros: Int = 0) {
+        state.withLock { $0.loadDurationMicros = loadDurationMicros }
+    }
 
     func snapshot() -> State { state.withLock { $0 } }
 
@@ -23,11 +30,13 @@ final class HealthState: Sendable {
         }
     }
 
-    func noteReload(ok: Bool) {
+    /// A reload finished; a good one records when and how fast its configuration was loaded.
+    func noteReload(ok: Bool, loadDurationMicros: Int = 0) {
         state.withLock {
             if ok {
                 $0.reloadsOK += 1
                 $0.loadedAtEpochSeconds = Self.now()
+                $0.loadDurationMicros = loadDurationMicros
             } else {
                 $0.reloadsFailed += 1
             }

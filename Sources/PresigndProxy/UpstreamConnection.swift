@@ -36,6 +36,8 @@ final class UpstreamConnection: SocketReadPumpDelegate {
     /// The handshake resumed a cached TLS session.
     private(set) var resumedSession = false
     weak var delegate: UpstreamConnectionDelegate?
+    /// Called once when the TLS handshake completes, with whether it resumed a session (metrics).
+    var onTLSHandshake: ((Bool) -> Void)?
     /// Set while idle in a pool: called when the idle connection closes or times out.
     var onIdleClose: ((UpstreamConnection) -> Void)?
     private var isFreed = false
@@ -172,6 +174,8 @@ final class UpstreamConnection: SocketReadPumpDelegate {
             isConnected = true
             if let ssl {
                 resumedSession = SSL_session_reused(ssl) == 1
+                onTLSHandshake?(resumedSession)
+                onTLSHandshake = nil
             } else {
                 // From here on the pump reads; the bufferevent keeps writing.
                 bufferevent_disable(bev, Int16(EV_READ))

@@ -5,6 +5,8 @@ final class UpstreamPool {
     private var idle: [UpstreamConnection] = []
     private(set) var created = 0
     private(set) var reused = 0
+    /// Told the idle count after every change (the worker publishes it as a metric).
+    var onIdleCountChange: ((Int) -> Void)?
 
     init(upstreamIndex: Int) {
         self.upstreamIndex = upstreamIndex
@@ -18,6 +20,7 @@ final class UpstreamPool {
         connection.onIdleClose = nil
         connection.isReused = true
         reused += 1
+        onIdleCountChange?(idle.count)
         return connection
     }
 
@@ -36,16 +39,19 @@ final class UpstreamPool {
         connection.onIdleClose = { [unowned self] closed in self.remove(closed) }
         connection.enableReading()
         idle.append(connection)
+        onIdleCountChange?(idle.count)
     }
 
     private func remove(_ connection: UpstreamConnection) {
         idle.removeAll { $0 === connection }
         connection.free()
+        onIdleCountChange?(idle.count)
     }
 
     /// Closes every idle connection (shutdown, reload).
     func closeAll() {
         for connection in idle { connection.free() }
         idle.removeAll()
+        onIdleCountChange?(0)
     }
 }

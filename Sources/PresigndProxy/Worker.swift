@@ -39,6 +39,9 @@ final class Worker {
     private func resetUpstreams() {
         for pool in pools { pool.closeAll() }
         pools = settings.upstreams.indices.map { UpstreamPool(upstreamIndex: $0) }
+        for (pool, target) in zip(pools, settings.upstreams) {
+            pool.onIdleCountChange = { [metrics] count in metrics.poolIdle(upstream: target.name, count: count) }
+        }
         signers = Array(repeating: nil, count: settings.upstreams.count)
     }
 
@@ -109,37 +112,55 @@ final class Worker {
         return requestIDPrefix + Self.hex(requestCounter, digits: 6)
     }
 
-    func exchangeStarted(_ exchange: Exchange) {
+    func exchangeStarted(_ exchange: Exchange, client: SocketAddress) {
+        exchange.ops.client = client.host
         metrics.requestStarted()
     }
 
+    /// Every exchange ends here exactly once: counted, and logged (`completed` false: cut short).
     func exchangeEnded(_ exchange: Exchange, completed: Bool) {
-        let duration = loop.nowMilliseconds() - exchange.startedAt
+        let ops = exchange.ops
+        let duration = MonotonicClock.microseconds() - ops.startedAtMicros
         metrics.requestEnded(
             bucket: exchange.bucket, method: exchange.method, status: exchange.responseStatus,
-            bytesIn: exchange.requestBodyBytes, bytesOut: exchange.responseBodyBytes, durationMs: duration)
-        guard completed else { return }
+            bytesIn: exchange.requestBodyBytes, bytesOut: exchange.responseBodyBytes, durationMicros: duration,
+            upstream: ops.upstreamName, upstreamLatencyMicros: ops.upstreamLatencyMicros)
         logAccess(
-            method: exchange.method, path: exchange.logPath, status: exchange.responseStatus,
-            bytesIn: exchange.requestBodyBytes, bytesOut: exchange.responseBodyBytes, durationMs: duration,
-            upstreamStatus: exchange.responseStatus, bucket: exchange.bucket, requestID: exchange.requestID,
-            error: nil)
+            AccessLogEntry(
+                requestID: exchange.requestID, client: ops.client, bucket: exchange.bucket, method: exchange.method,
+                path: exchange.logPath, status: exchange.responseStatus, bytesIn: exchange.requestBodyBytes,
+                bytesOut: exchange.responseBodyBytes, durationMicros: duration, upstreamStatus: ops.upstreamStatus,
+                upstreamMicros: ops.upstreamLatencyMicros, upstreamReused: ops.upstreamReused,
+                errorCode: ops.errorCode ?? (completed ? nil : "aborted")))
+    }
+
+    /// A response presignd wrote itself with no exchange behind it (routing, policy, malformed requests).
+    func localResponseSent(
+        method: String, path: String, status: Int, bytesOut: Int, client: SocketAddress, requestID: String,
+        errorCode: String?
+    ) {
+        metrics.requestEnded(
+            bucket: "-", method: method, status: status, bytesIn: 0, bytesOut: bytesOut, durationMicros: 0,
+            wasInFlight: false)
+        logAccess(
+            AccessLogEntry(
+                requestID: requestID, client: client.host, bucket: nil, method: method, path: path, status: status,
+                bytesIn: 0, bytesOut: bytesOut, durationMicros: 0, errorCode: errorCode))
+    }
+
+    /// An exchange's signed head went to `connection` (pooled or new): timings, reuse and TLS counters.
+    func upstreamAttached(_ connection: UpstreamConnection, to exchange: Exchange, upstream name: String) {
+        exchange.ops.upstreamAttached(upstream: name, reused: connection.isReused)
+        metrics.upstreamAttached(upstream: name, reused: connection.isReused)
+        if !connection.isReused && connection.onTLSHandshake == nil {
+            connection.onTLSHandshake = { [metrics] resumed in metrics.tlsHandshake(upstream: name, resumed: resumed) }
+        }
     }
 
     /// One access-log line per request: never the query string (it may carry presign signatures).
-    func logAccess(
-        method: String, path: String, status: Int, bytesIn: Int, bytesOut: Int, durationMs: Int,
-        upstreamStatus: Int?, bucket: String?, requestID: String, error: String?
-    ) {
+    func logAccess(_ entry: AccessLogEntry) {
         guard settings.accessLog else { return }
-        logger.info(
-            "Request",
-            metadata: [
-                "request.id": requestID, "http.method": method, "http.path": path, "http.status": String(status),
-                "bytes.in": String(bytesIn), "bytes.out": String(bytesOut), "duration.ms": String(durationMs),
-                "upstream.status": upstreamStatus.map(String.init) ?? "-", "bucket": bucket ?? "-",
-                "error.code": error ?? "-",
-            ])
+        logger.log(.info, "Request", pairs: entry.metadata)
     }
 
     private static func hex(_ value: UInt64, digits: Int) -> String {

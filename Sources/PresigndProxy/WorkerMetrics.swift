@@ -1,15 +1,59 @@
 import Synchronization
 
-/// A worker's counters. Updated by the worker once per request and connection (an uncontended
-/// lock), read by the admin listener when `/metrics` is scraped.
+/// A worker's counters. Updated by the worker once per request, connection and upstream event (an
+/// uncontended lock), read by the admin listener when `/metrics` is scraped.
 final class WorkerMetrics: Sendable {
-    /// Request-duration histogram bounds, milliseconds (Prometheus `le`).
-    static let durationBounds: [Int] = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000]
+    /// Latency histogram bounds, microseconds (Prometheus `le`, shown in seconds).
+    static let latencyBoundsMicros: [Int] = [
+        1_000, 2_500, 5_000, 10_000, 25_000, 50_000, 100_000, 250_000, 500_000, 1_000_000, 2_500_000, 5_000_000,
+        10_000_000, 30_000_000, 60_000_000,
+    ]
 
     struct RequestKey: Hashable, Sendable {
         var bucket: String
         var method: String
         var statusClass: String
+    }
+
+    /// Cumulative-on-render latency histogram: per-bound counts, sum and count.
+    struct Histogram: Sendable {
+        var buckets = [Int](repeating: 0, count: WorkerMetrics.latencyBoundsMicros.count + 1)
+        var sumMicros = 0
+        var count = 0
+
+        mutating func observe(_ micros: Int) {
+            let slot =
+                WorkerMetrics.latencyBoundsMicros.firstIndex { micros <= $0 }
+                ?? WorkerMetrics.latencyBoundsMicros.count
+            buckets[slot] += 1
+            sumMicros += micros
+            count += 1
+        }
+
+        mutating func add(_ other: Histogram) {
+            for index in buckets.indices { buckets[index] += other.buckets[index] }
+            sumMicros += other.sumMicros
+            count += other.count
+        }
+    }
+
+    /// Per-upstream connection counters (keyed by the upstream's configured name).
+    struct UpstreamCounters: Sendable {
+        var idleConnections = 0
+        var connectionsOpened = 0
+        var connectionsReused = 0
+        var tlsHandshakes = 0
+        var tlsSessionReuses = 0
+        var latency = Histogram()
+
+        mutating func add(_ other: UpstreamCounters) {
+            idleConnections += other.idleConnections
+            connectionsOpened += other.connectionsOpened
+            connectionsReused += other.connectionsReused
+            tlsHandshakes += other.tlsHandshakes
+            tlsSessionReuses += other.tlsSessionReuses
+            latency.add(other.latency)
+        }
     }
 
     struct Counters: Sendable {
@@ -19,13 +63,12 @@ final class WorkerMetrics: Sendable {
         var inFlight = 0
         var openConnections = 0
         var totalConnections = 0
-        var durationBuckets = [Int](repeating: 0, count: WorkerMetrics.durationBounds.count + 1)
-        var durationSumMs = 0
-        var durationCount = 0
+        var duration = Histogram()
         var signingFailures = 0
 
         // Presigned links (issue 7): 307 redirects served, by bucket.
         var redirects: [String: Int] = [:]
+        var upstreams: [String: UpstreamCounters] = [:]
     }
 
     private let counters = Mutex(Counters())
@@ -51,18 +94,22 @@ final class WorkerMetrics: Sendable {
         counters.withLock { $0.inFlight += 1 }
     }
 
-    func requestEnded(bucket: String, method: String, status: Int, bytesIn: Int, bytesOut: Int, durationMs: Int) {
+    /// A request ended. `wasInFlight` is false for requests answered locally before an exchange began.
+    func requestEnded(
+        bucket: String, method: String, status: Int, bytesIn: Int, bytesOut: Int, durationMicros: Int,
+        wasInFlight: Bool = true, upstream: String? = nil, upstreamLatencyMicros: Int? = nil
+    ) {
         let statusClass = status == 0 ? "none" : "\(status / 100)xx"
         let key = RequestKey(bucket: bucket, method: method, statusClass: statusClass)
-        let slot = Self.durationBounds.firstIndex { durationMs <= $0 } ?? Self.durationBounds.count
         counters.withLock {
-            $0.inFlight -= 1
+            if wasInFlight { $0.inFlight -= 1 }
             $0.requests[key, default: 0] += 1
             $0.bytesIn += bytesIn
             $0.bytesOut += bytesOut
-            $0.durationBuckets[slot] += 1
-            $0.durationSumMs += durationMs
-            $0.durationCount += 1
+            $0.duration.observe(durationMicros)
+            if let upstream, let upstreamLatencyMicros {
+                $0.upstreams[upstream, default: UpstreamCounters()].latency.observe(upstreamLatencyMicros)
+            }
         }
     }
 
@@ -70,5 +117,29 @@ final class WorkerMetrics: Sendable {
 
     func redirectServed(bucket: String) {
         counters.withLock { $0.redirects[bucket, default: 0] += 1 }
+    }
+
+    /// An exchange got an upstream connection: a pooled one (`reused`) or a new one.
+    func upstreamAttached(upstream: String, reused: Bool) {
+        counters.withLock {
+            if reused {
+                $0.upstreams[upstream, default: UpstreamCounters()].connectionsReused += 1
+            } else {
+                $0.upstreams[upstream, default: UpstreamCounters()].connectionsOpened += 1
+            }
+        }
+    }
+
+    /// A TLS handshake to an upstream finished; `resumed` when it resumed a cached session.
+    func tlsHandshake(upstream: String, resumed: Bool) {
+        counters.withLock {
+            $0.upstreams[upstream, default: UpstreamCounters()].tlsHandshakes += 1
+            if resumed { $0.upstreams[upstream, default: UpstreamCounters()].tlsSessionReuses += 1 }
+        }
+    }
+
+    /// The worker's pool for `upstream` now holds `count` idle connections.
+    func poolIdle(upstream: String, count: Int) {
+        counters.withLock { $0.upstreams[upstream, default: UpstreamCounters()].idleConnections = count }
     }
 }

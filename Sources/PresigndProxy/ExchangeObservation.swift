@@ -1,0 +1,28 @@
+/// What an exchange records for the access log and the metrics (timings, upstream status, reuse),
+/// kept apart from the proxying state in `Exchange`.
+struct ExchangeObservation {
+    let startedAtMicros = MonotonicClock.microseconds()
+    /// The client's address (`127.0.0.1`, `::1`, `unix`).
+    var client = "-"
+    /// When the signed head was handed to the upstream connection (a new one still has to connect).
+    var upstreamSentAtMicros: Int?
+    /// The configured name of the upstream the exchange went to (metrics label).
+    var upstreamName: String?
+    /// Head handed over → final response head received (like nginx's `$upstream_response_time`).
+    var upstreamLatencyMicros: Int?
+    var upstreamStatus: Int?
+    var upstreamReused: Bool?
+    /// The S3 error code presignd answered with, or `aborted` when the exchange was cut short.
+    var errorCode: String?
+
+    mutating func upstreamAttached(upstream: String, reused: Bool) {
+        upstreamName = upstream
+        upstreamSentAtMicros = MonotonicClock.microseconds()
+        upstreamReused = reused
+    }
+
+    mutating func responseHeadArrived(status: Int) {
+        upstreamStatus = status
+        if let sent = upstreamSentAtMicros { upstreamLatencyMicros = MonotonicClock.microseconds() - sent }
+    }
+}

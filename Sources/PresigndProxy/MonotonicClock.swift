@@ -1,0 +1,13 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Microseconds on `CLOCK_MONOTONIC` (vDSO, tens of nanoseconds): durations for the access log
+/// and the latency histograms, which the loop's cached millisecond time is too coarse for.
+enum MonotonicClock {
+    static func microseconds() -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int(now.tv_sec) * 1_000_000 + Int(now.tv_nsec) / 1000
+    }
+}

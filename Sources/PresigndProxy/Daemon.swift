@@ -20,6 +20,7 @@ final class Daemon {
     /// Workers whose loops ended. Counted under a lock: `event_active` on an already active event
     /// is coalesced, so two workers ending together fire the main loop's callback only once.
     private let finishedWorkersCounter = FinishedCounter()
+    private var hasStopped = false
     /// The bound addresses of the current listeners (for `STATUS=`).
     private var lastBound: [String] = []
     private var workerExited: CrossThreadEvent?
@@ -172,7 +173,8 @@ final class Daemon {
     }
 
     private func workerFinished() {
-        if finishedWorkersCounter.value == workers.count {
+        if finishedWorkersCounter.value == workers.count && !hasStopped {
+            hasStopped = true
             logger.info("Stopped", metadata: [:])
             loop.exit()
         }

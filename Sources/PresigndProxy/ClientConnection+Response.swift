@@ -101,7 +101,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
                 }
                 return
             }
-            exchange.receivedResponseByte = true
+            if EvBuffer.length(input) > 0 || decoded != .needMore(consumed: 0) { exchange.receivedResponseByte = true }
             switch decoded {
             case .needMore(let consumed):
                 EvBuffer.drain(input, consumed)

@@ -174,10 +174,11 @@ class Rclone:
         env.pop("AWS_CA_BUNDLE", None)  # rclone 1.60: LoadCustomCABundleError (docs/TESTING.md)
         self.env = env
 
-    def run(self, *args: str, check: bool = True, timeout: float = 120) -> subprocess.CompletedProcess:
+    def run(self, *args: str, check: bool = True, timeout: float = 120,
+            input_text: str | None = None) -> subprocess.CompletedProcess:
         argv = ["rclone", "--config", self.config_file, "--retries", "1", "--low-level-retries", "1", *args]
         count_op("rclone")
-        proc = subprocess.run(argv, env=self.env, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(argv, env=self.env, capture_output=True, text=True, timeout=timeout, input=input_text)
         if check:
             _check(argv, proc)
         return proc

@@ -335,3 +335,38 @@ class StaticNginx:
     def access_log(self) -> str:
         path = os.path.join(self.dir, "access.log")
         return open(path, errors="replace").read() if os.path.exists(path) else ""
+
+
+def patterned_file(path: str, size: int, block: int = 1 << 20) -> str:
+    """A big file cheap to write but position-dependent: one random block repeated, each copy stamped with its
+    index (a dropped, repeated or reordered block changes the hash). Returns its sha256 hex."""
+    seed = os.urandom(block)
+    digest = hashlib.sha256()
+    with open(path, "wb") as f:
+        for i in range(0, size, block):
+            chunk = (i // block).to_bytes(8, "big") + seed[8:]
+            chunk = chunk[:min(block, size - i)]
+            digest.update(chunk)
+            f.write(chunk)
+    return digest.hexdigest()
+
+
+def curl_sha256(url: str, *args: str, timeout: float = 120) -> tuple[int, str, int]:
+    """GET with curl, hashing the body as it streams (never held in memory). Returns (status, sha256, bytes)."""
+    head = tempfile.NamedTemporaryFile(prefix="curl-head-", delete=False)
+    head.close()
+    argv = ["curl", "-sS", "--noproxy", "*", "--max-time", str(int(timeout)), "-D", head.name, "-o", "-", *args, url]
+    count_op("curl")
+    digest, total = hashlib.sha256(), 0
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=client_env()) as proc:
+        assert proc.stdout is not None
+        for block in iter(lambda: proc.stdout.read(1 << 20), b""):
+            digest.update(block)
+            total += len(block)
+        proc.wait(timeout=timeout + 10)
+        err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    status_lines = [ln for ln in open(head.name, "rb").read().decode("latin-1").splitlines() if ln.startswith("HTTP/")]
+    os.unlink(head.name)
+    if proc.returncode != 0:
+        raise AssertionError(f"curl exited {proc.returncode}: {err}")
+    return int(status_lines[-1].split()[1]), digest.hexdigest(), total

@@ -11,7 +11,7 @@ import PresigndSigV4
 /// libevent callbacks land here and only translate events into calls on the request side
 /// (`ClientConnection+Request`) and the response side (`ClientConnection+Response`). Everything
 /// runs on the owning worker's thread.
-final class ClientConnection {
+final class ClientConnection: SocketReadPumpDelegate {
     enum RequestPhase { case head, body, done }
     enum ResponsePhase { case none, head, body }
 
@@ -38,6 +38,8 @@ final class ClientConnection {
     var headStartedAt: Int?
     var isFlushingToClose = false
     var isProcessingInput = false
+    /// Reads the socket in large pieces; the bufferevent only writes (see `SocketReadPump`).
+    var pump: SocketReadPump?
 
     var input: OpaquePointer { bufferevent_get_input(bev)! }
     var output: OpaquePointer { bufferevent_get_output(bev)! }
@@ -68,25 +70,38 @@ final class ClientConnection {
                 Unmanaged<ClientConnection>.fromOpaque(context).takeUnretainedValue().handleEvent(events)
             }, context)
         bufferevent_setwatermark(bev, Int16(EV_WRITE), settings.lowWatermark, 0)
-        setReadTimeout(settings.limits.idleTimeoutMilliseconds)
-        bufferevent_enable(bev, Int16(EV_READ | EV_WRITE))
+        bufferevent_set_max_single_write(bev, SocketReadPump.maxRead)
+        var write = timeValue(milliseconds: settings.limits.bodyIdleTimeoutMilliseconds)
+        bufferevent_set_timeouts(bev, nil, &write)
+        bufferevent_enable(bev, Int16(EV_WRITE))
+        bufferevent_disable(bev, Int16(EV_READ))
+        pump = SocketReadPump(
+            loop: worker.loop, fd: bufferevent_getfd(bev), input: bufferevent_get_input(bev)!,
+            timeoutMilliseconds: settings.limits.idleTimeoutMilliseconds, delegate: self)
+        pump?.enable()
     }
 
     func setReadTimeout(_ milliseconds: Int) {
-        var read = timeValue(milliseconds: milliseconds)
-        var write = timeValue(milliseconds: settings.limits.bodyIdleTimeoutMilliseconds)
-        bufferevent_set_timeouts(bev, &read, &write)
+        pump?.setTimeout(milliseconds: milliseconds)
     }
 
     func pauseClientReading() {
-        bufferevent_disable(bev, Int16(EV_READ))
+        pump?.disable()
     }
 
     func resumeClientReading() {
-        bufferevent_enable(bev, Int16(EV_READ))
+        pump?.enable()
     }
 
     // MARK: libevent events
+
+    func pumpDidRead() {
+        processClientInput()
+    }
+
+    func pumpDidEnd(_ events: Int16) {
+        handleEvent(events)
+    }
 
     private func handleReadable() {
         processClientInput()
@@ -133,6 +148,7 @@ final class ClientConnection {
             worker.exchangeEnded(exchange, completed: false)
             self.exchange = nil
         }
+        pump = nil
         bufferevent_free(bev)
         worker.connectionClosed(self)
     }

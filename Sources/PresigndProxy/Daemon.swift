@@ -1,4 +1,5 @@
 import CLibevent
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -16,7 +17,9 @@ final class Daemon {
     private var metrics: [WorkerMetrics] = []
     private var threads: [pthread_t] = []
     private var boundListen: [ListenSpec] = []
-    private var finishedWorkers = 0
+    /// Workers whose loops ended. Counted under a lock: `event_active` on an already active event
+    /// is coalesced, so two workers ending together fire the main loop's callback only once.
+    private let finishedWorkersCounter = FinishedCounter()
     private var workerExited: CrossThreadEvent?
     private var signalEvents: [OpaquePointer] = []
     private var shutdownTimer: LoopTimer?
@@ -68,7 +71,12 @@ final class Daemon {
         workerExited = CrossThreadEvent(loop: loop) { [unowned self] in self.workerFinished() }
         for worker in workers {
             let exited = workerExited
-            threads.append(try WorkerThread.start(worker) { exited?.fire() })
+            let finished = finishedWorkersCounter
+            threads.append(
+                try WorkerThread.start(worker) {
+                    finished.increment()
+                    exited?.fire()
+                })
         }
         if let watchdogMilliseconds {
             // Pinged from the main loop: a wedged loop stops the pings and systemd restarts us.
@@ -135,6 +143,9 @@ final class Daemon {
     /// Runs the main loop until the workers have drained (or `shutdown_timeout` passed).
     func run() -> Int32 {
         loop.run()
+        for spec in boundListen {
+            if case .unix(let path) = spec { unlink(path) }
+        }
         return 0
     }
 
@@ -155,8 +166,7 @@ final class Daemon {
     }
 
     private func workerFinished() {
-        finishedWorkers += 1
-        if finishedWorkers == workers.count {
+        if finishedWorkersCounter.value == workers.count {
             logger.info("Stopped", metadata: [:])
             loop.exit()
         }
@@ -208,4 +218,12 @@ final class Daemon {
 struct DaemonLoadError: Error, CustomStringConvertible {
     var lines: [String]
     var description: String { "\(lines.count) error(s)" }
+}
+
+/// A thread-safe count of finished workers (a class so worker threads can hold it).
+final class FinishedCounter: Sendable {
+    private let count = Mutex(0)
+
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
 }

@@ -24,7 +24,7 @@ protocol UpstreamConnectionDelegate: AnyObject {
 
 /// One connection to an upstream (plain or TLS bufferevent). Lives in its worker's pool while
 /// idle and is owned by one client exchange while busy.
-final class UpstreamConnection {
+final class UpstreamConnection: SocketReadPumpDelegate {
     let bev: OpaquePointer
     let upstreamIndex: Int
     private let ssl: OpaquePointer?
@@ -39,6 +39,11 @@ final class UpstreamConnection {
     /// Set while idle in a pool: called when the idle connection closes or times out.
     var onIdleClose: ((UpstreamConnection) -> Void)?
     private var isFreed = false
+    private let loop: EventLoop
+    /// Plain connections read through a pump once connected (large reads; see `SocketReadPump`).
+    private var pump: SocketReadPump?
+    private var wantsReading = true
+    private var readTimeoutMilliseconds: Int
 
     var input: OpaquePointer { bufferevent_get_input(bev)! }
     var output: OpaquePointer { bufferevent_get_output(bev)! }
@@ -49,6 +54,8 @@ final class UpstreamConnection {
     ) throws(ProxyError) {
         self.upstreamIndex = upstreamIndex
         self.sessions = sessions
+        self.loop = loop
+        self.readTimeoutMilliseconds = target.firstByteTimeoutMilliseconds
         let options = Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)
         if target.usesTLS, let tls = target.tls {
             guard let ssl = tls.makeSSL(host: target.host, sessions: sessions) else {
@@ -88,6 +95,8 @@ final class UpstreamConnection {
                 Unmanaged<UpstreamConnection>.fromOpaque(context).takeUnretainedValue().handleEvent(events)
             }, context)
         bufferevent_setwatermark(bev, Int16(EV_WRITE), lowWatermark, 0)
+        bufferevent_set_max_single_write(bev, SocketReadPump.maxRead)
+        bufferevent_set_max_single_read(bev, SocketReadPump.maxRead)
         var connectTimeout = timeValue(milliseconds: target.connectTimeoutMilliseconds)
         var readTimeout = timeValue(milliseconds: target.firstByteTimeoutMilliseconds)
         bufferevent_set_timeouts(bev, &readTimeout, &connectTimeout)
@@ -106,13 +115,29 @@ final class UpstreamConnection {
 
     /// Sets the read (first byte / idle) and write timeouts.
     func setTimeouts(readMilliseconds: Int, writeMilliseconds: Int) {
+        readTimeoutMilliseconds = readMilliseconds
         var read = timeValue(milliseconds: readMilliseconds)
         var write = timeValue(milliseconds: writeMilliseconds)
-        bufferevent_set_timeouts(bev, &read, &write)
+        if let pump {
+            pump.setTimeout(milliseconds: readMilliseconds)
+            bufferevent_set_timeouts(bev, nil, &write)
+        } else {
+            bufferevent_set_timeouts(bev, &read, &write)
+        }
     }
 
-    func enableReading() { bufferevent_enable(bev, Int16(EV_READ)) }
-    func disableReading() { bufferevent_disable(bev, Int16(EV_READ)) }
+    func enableReading() {
+        wantsReading = true
+        if let pump { pump.enable() } else { bufferevent_enable(bev, Int16(EV_READ)) }
+    }
+
+    func disableReading() {
+        wantsReading = false
+        if let pump { pump.disable() } else { bufferevent_disable(bev, Int16(EV_READ)) }
+    }
+
+    func pumpDidRead() { handleReadable() }
+    func pumpDidEnd(_ events: Int16) { handleEvent(events) }
 
     /// Closes the connection: a clean TLS shutdown first so the session stays resumable.
     func free() {
@@ -124,6 +149,7 @@ final class UpstreamConnection {
             SSL_set_shutdown(ssl, SSL_RECEIVED_SHUTDOWN)
             SSL_shutdown(ssl)
         }
+        pump = nil
         bufferevent_free(bev)
     }
 
@@ -144,7 +170,17 @@ final class UpstreamConnection {
         let events = Int32(events)
         if events & Int32(BEV_EVENT_CONNECTED) != 0 {
             isConnected = true
-            if let ssl { resumedSession = SSL_session_reused(ssl) == 1 }
+            if let ssl {
+                resumedSession = SSL_session_reused(ssl) == 1
+            } else {
+                // From here on the pump reads; the bufferevent keeps writing.
+                bufferevent_disable(bev, Int16(EV_READ))
+                let pump = SocketReadPump(
+                    loop: loop, fd: bufferevent_getfd(bev), input: input,
+                    timeoutMilliseconds: readTimeoutMilliseconds, delegate: self)
+                self.pump = pump
+                if wantsReading { pump.enable() }
+            }
             return
         }
         let failure: UpstreamFailure

@@ -47,3 +47,30 @@ def test_sigterm_exits_zero_promptly(moto, nginx_front, test_ca, work_dir):
     config = PresigndConfig(upstreams=[_moto_upstream(moto, nginx_front, test_ca)], buckets=[Bucket(BUCKET, "moto")])
     daemon = Presignd(require_presignd_binary(), config, os.path.join(work_dir, "term")).start()
     assert daemon.stop(timeout=5) == 0
+
+
+def test_sigterm_with_several_workers_exits_zero(moto, moto_s3, nginx_front, test_ca, work_dir, key_prefix):
+    """Regression: workers ending together coalesced their exit events and the daemon never stopped."""
+    moto_s3.put_object(Bucket=BUCKET, Key=key_prefix + "w", Body=b"workers")
+    config = PresigndConfig(upstreams=[_moto_upstream(moto, nginx_front, test_ca)], buckets=[Bucket(BUCKET, "moto")],
+                            workers=4)
+    daemon = Presignd(require_presignd_binary(), config, os.path.join(work_dir, "workers")).start()
+    for _ in range(8):
+        assert curl(f"{daemon.endpoint}/{BUCKET}/{key_prefix}w").body == b"workers"
+    assert daemon.stop(timeout=5) == 0
+
+
+def test_unix_listener_serves_with_mode_0660_and_is_removed_on_exit(moto, moto_s3, nginx_front, test_ca, work_dir,
+                                                                    key_prefix):
+    moto_s3.put_object(Bucket=BUCKET, Key=key_prefix + "u", Body=b"unix")
+    socket_path = os.path.join(work_dir, "presignd.sock")
+    config = PresigndConfig(upstreams=[_moto_upstream(moto, nginx_front, test_ca)], buckets=[Bucket(BUCKET, "moto")],
+                            listen=[f"unix:{socket_path}", "127.0.0.1:0"], workers=2)
+    daemon = Presignd(require_presignd_binary(), config, os.path.join(work_dir, "unix")).start()
+    try:
+        assert os.stat(socket_path).st_mode & 0o777 == 0o660
+        got = curl("--unix-socket", socket_path, f"http://presignd/{BUCKET}/{key_prefix}u")
+        assert got.status == 200 and got.body == b"unix"
+    finally:
+        assert daemon.stop(timeout=5) == 0
+    assert not os.path.exists(socket_path)

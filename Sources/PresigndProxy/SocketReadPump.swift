@@ -1,0 +1,112 @@
+import CLibevent
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What a read pump reports: bytes arrived, or reading ended (EOF, error, timeout) as
+/// `BEV_EVENT_*` flags, so owners handle it exactly like a bufferevent event.
+protocol SocketReadPumpDelegate: AnyObject {
+    func pumpDidRead()
+    func pumpDidEnd(_ events: Int16)
+}
+
+/// Reads a plain socket into a bufferevent's input buffer in large pieces.
+///
+/// libevent 2.1 reads a socket at most 4096 bytes per call (`EVBUFFER_MAX_READ`), one loop
+/// iteration each, which capped uploads at ~170 MB/s (DESIGN §7). The pump asks the kernel how
+/// much is waiting (`FIONREAD`), reserves exactly that in the input buffer (so idle connections
+/// keep no big buffers), reads it with one `readv`, and commits it. The bufferevent keeps the
+/// write side; its own reading stays disabled.
+final class SocketReadPump {
+    private var event: OpaquePointer?
+    private let fd: Int32
+    private let input: OpaquePointer
+    private weak var delegate: SocketReadPumpDelegate?
+    private var timeoutMilliseconds: Int
+    private(set) var isEnabled = false
+
+    /// Upper bound for one read.
+    static let maxRead = 1 << 20
+
+    init(loop: EventLoop, fd: Int32, input: OpaquePointer, timeoutMilliseconds: Int, delegate: SocketReadPumpDelegate) {
+        self.fd = fd
+        self.input = input
+        self.delegate = delegate
+        self.timeoutMilliseconds = timeoutMilliseconds
+        event = event_new(
+            loop.base, fd, Int16(EV_READ | EV_PERSIST),
+            { _, what, context in
+                guard let context else { return }
+                Unmanaged<SocketReadPump>.fromOpaque(context).takeUnretainedValue().handle(what)
+            }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    deinit {
+        if let event { event_free(event) }
+    }
+
+    func enable() {
+        guard let event else { return }
+        isEnabled = true
+        if timeoutMilliseconds > 0 {
+            var timeout = timeValue(milliseconds: timeoutMilliseconds)
+            event_add(event, &timeout)
+        } else {
+            event_add(event, nil)
+        }
+    }
+
+    func disable() {
+        guard let event else { return }
+        isEnabled = false
+        event_del(event)
+    }
+
+    /// A new read timeout, applied now when enabled (re-arming restarts it).
+    func setTimeout(milliseconds: Int) {
+        timeoutMilliseconds = milliseconds
+        if isEnabled { enable() }
+    }
+
+    private func handle(_ what: Int16) {
+        if Int32(what) & Int32(EV_TIMEOUT) != 0 {
+            delegate?.pumpDidEnd(Int16(BEV_EVENT_READING | BEV_EVENT_TIMEOUT))
+            return
+        }
+        var waiting: Int32 = 0
+        if ioctl(fd, UInt(FIONREAD), &waiting) < 0 { waiting = 0 }
+        let want = min(Self.maxRead, max(Int(waiting), 4096))
+        var vectors = (iovec(), iovec())
+        // A socket bufferevent keeps its input's end frozen except while it reads itself.
+        evbuffer_unfreeze(input, 0)
+        defer { evbuffer_freeze(input, 0) }
+        let result: Int = withUnsafeMutablePointer(to: &vectors) { pair in
+            pair.withMemoryRebound(to: iovec.self, capacity: 2) { vector in
+                let count = evbuffer_reserve_space(input, want, vector, 2)
+                guard count > 0 else { return -2 }
+                var got = readv(fd, vector, count)
+                if got < 0 { return got }
+                // Trim the reservation to what arrived before committing.
+                var remaining = got
+                for index in 0..<Int(count) {
+                    let used = min(remaining, vector[index].iov_len)
+                    vector[index].iov_len = used
+                    remaining -= used
+                }
+                let used = vector[1].iov_len > 0 ? 2 : 1
+                if got > 0 && evbuffer_commit_space(input, vector, Int32(used)) != 0 { got = -2 }
+                return got
+            }
+        }
+        if result > 0 {
+            delegate?.pumpDidRead()
+        } else if result == 0 {
+            delegate?.pumpDidEnd(Int16(BEV_EVENT_READING | BEV_EVENT_EOF))
+        } else if result == -1 && (errno == EAGAIN || errno == EINTR) {
+            return
+        } else {
+            delegate?.pumpDidEnd(Int16(BEV_EVENT_READING | BEV_EVENT_ERROR))
+        }
+    }
+}

@@ -109,3 +109,12 @@ def test_server_side_copy_and_move(rc, key_prefix, moto_s3):
     rc.run("moveto", f"presignd:{BUCKET}/{key_prefix}dst.txt", f"presignd:{BUCKET}/{key_prefix}moved.txt")
     assert _keys(moto_s3, key_prefix) == [key_prefix + "moved.txt", key_prefix + "src.txt"]
     assert moto_s3.get_object(Bucket=BUCKET, Key=key_prefix + "moved.txt")["Body"].read() == b"server side"
+
+
+def test_inline_remote_without_config(rc, presignd, work_dir, key_prefix, moto_s3):
+    """The one-liner the README shows: an on-the-fly remote, no config file."""
+    remote = f":s3,provider=Other,endpoint='{presignd.endpoint}',force_path_style=true:{BUCKET}/{key_prefix}"
+    write_tree(os.path.join(work_dir, "inline"), {"a.txt": b"inline"})
+    rc.run("copy", os.path.join(work_dir, "inline"), remote)
+    assert rc.run("lsf", remote).stdout.split() == ["a.txt"]
+    assert moto_s3.get_object(Bucket=BUCKET, Key=key_prefix + "a.txt")["Body"].read() == b"inline"

@@ -138,8 +138,13 @@ extension ClientConnection {
         self.exchange = exchange
         responsePhase = .head
         worker.exchangeStarted(exchange, client: peer)
-        if case .spool = plan.body {
+        if case .spool(_, let decodedLength) = plan.body {
             let limit = min(settings.maxSpoolSize, plan.maxUploadSize ?? Int.max)
+            // A declared length over the limit is refused before `100 Continue` invites the body.
+            if let decodedLength, decodedLength > limit {
+                failBeforeResponse(.entityTooLarge)
+                return
+            }
             if let error = startSpooledExchange(exchange, plan: plan, limit: limit) {
                 failBeforeResponse(error)
                 return

@@ -482,11 +482,6 @@ def test_boto3_aws_chunked_trailer_forwarded(bodies_daemon, rec_forward, key_pre
     assert req.header("x-amz-content-sha256") == "STREAMING-UNSIGNED-PAYLOAD-TRAILER", req.headers
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "presignd answers `100 Continue` to an aws-chunked PUT whose x-amz-decoded-content-length (and Content-Length) "
-    "already exceed max_spool_size, lets the client send up to the limit, and only then answers 413: the length "
-    "is known from the head, so 413 could come before 100 Continue (ClientConnection.forward answers Expect "
-    "before the spool limit is compared with the declared length)"))
 def test_declared_length_over_spool_limit_is_refused_before_100_continue(small_spool_daemon, key_prefix):
     data = b"x" * (2 * 1024 * 1024)
     enc = aws_chunked(data)

@@ -4,6 +4,9 @@ import PresigndSigV4
 
 /// The request side: decode client bytes, route, check policy, sign, forward the body.
 extension ClientConnection {
+    /// Pipelined bytes buffered while a response runs before reading pauses.
+    static let maxPipelinedBytes = 64 * 1024
+
     /// Drives the request decoder over whatever the client has sent, as far as the state allows.
     func processClientInput() {
         // Re-entrant calls (a local answer ending a cycle) leave the work to the running loop.
@@ -13,8 +16,9 @@ extension ClientConnection {
         while !isClosed && !isFlushingToClose {
             switch requestPhase {
             case .done:
-                // One exchange at a time: pipelined bytes wait in the input buffer.
-                pauseClientReading()
+                // One exchange at a time: pipelined bytes wait in the input buffer. Reading stays
+                // on (no epoll_ctl per request) until a pipelining client has sent too much.
+                if EvBuffer.length(input) > Self.maxPipelinedBytes { pauseClientReading() }
                 return
             case .head:
                 guard exchange == nil else {
@@ -89,16 +93,16 @@ extension ClientConnection {
 
     private func finishRequestBody() {
         requestPhase = .done
-        setReadTimeout(settings.limits.idleTimeoutMilliseconds)
+        // While the response runs the client owes nothing: no read timeout (a long download is
+        // not an idle client); the idle timeout comes back with the next request cycle.
+        setReadTimeout(0)
         if let exchange, exchange.pendingPlan != nil {
-            pauseClientReading()
             sendSpooledUpload(exchange)
             return
         }
         if let exchange, let upstream = exchange.upstream, exchange.sendsChunkedBody {
             EvBuffer.add(upstream.output, "0\r\n\r\n")
         }
-        pauseClientReading()
         if exchange == nil {
             // The response was already sent (an early local error): carry on with the next request.
             requestCycleEnded()

@@ -11,21 +11,15 @@ extension ClientConnection: UpstreamConnectionDelegate {
 
     func upstreamReadable(_ connection: UpstreamConnection) {
         processUpstreamInput()
+        settle()
     }
 
     func upstreamDrained(_ connection: UpstreamConnection) {
-        if exchange?.spool != nil {
-            pumpSpool()
-            return
-        }
-        if clientReadPaused {
-            clientReadPaused = false
-            resumeClientReading()
-            processClientInput()
-        }
+        settle()
     }
 
     func upstreamEnded(_ connection: UpstreamConnection, _ failure: UpstreamFailure) {
+        defer { settle() }
         guard let exchange, exchange.upstream === connection else {
             connection.free()
             return

@@ -40,6 +40,9 @@ final class ClientConnection: SocketReadPumpDelegate {
     var isProcessingInput = false
     /// Reads the socket in large pieces; the bufferevent only writes (see `SocketReadPump`).
     var pump: SocketReadPump?
+    /// Continues `settle` on the next loop iteration when one event moved enough.
+    lazy var continuation = LoopTimer(loop: worker.loop) { [unowned self] in self.settle() }
+    static let maxSettleRounds = 16
 
     var input: OpaquePointer { bufferevent_get_input(bev)! }
     var output: OpaquePointer { bufferevent_get_output(bev)! }
@@ -67,14 +70,14 @@ final class ClientConnection: SocketReadPumpDelegate {
             },
             { _, events, context in
                 guard let context else { return }
-                Unmanaged<ClientConnection>.fromOpaque(context).takeUnretainedValue().handleEvent(events)
+                Unmanaged<ClientConnection>.fromOpaque(context).takeUnretainedValue().pumpDidEnd(events)
             }, context)
         bufferevent_setwatermark(bev, Int16(EV_WRITE), settings.lowWatermark, 0)
         bufferevent_set_max_single_write(bev, SocketReadPump.maxRead)
         var write = timeValue(milliseconds: settings.limits.bodyIdleTimeoutMilliseconds)
         bufferevent_set_timeouts(bev, nil, &write)
-        bufferevent_enable(bev, Int16(EV_WRITE))
-        bufferevent_disable(bev, Int16(EV_READ))
+        // Both directions are driven by hand: the pump reads, `settle` writes (see EvBuffer.flushNow).
+        bufferevent_disable(bev, Int16(EV_READ | EV_WRITE))
         pump = SocketReadPump(
             loop: worker.loop, fd: bufferevent_getfd(bev), input: bufferevent_get_input(bev)!,
             timeoutMilliseconds: settings.limits.idleTimeoutMilliseconds, delegate: self)
@@ -97,14 +100,17 @@ final class ClientConnection: SocketReadPumpDelegate {
 
     func pumpDidRead() {
         processClientInput()
+        settle()
     }
 
     func pumpDidEnd(_ events: Int16) {
         handleEvent(events)
+        settle()
     }
 
     private func handleReadable() {
         processClientInput()
+        settle()
     }
 
     private func handleDrained() {
@@ -112,10 +118,48 @@ final class ClientConnection: SocketReadPumpDelegate {
             if EvBuffer.length(output) == 0 { close() }
             return
         }
-        if upstreamReadPaused, let exchange {
-            upstreamReadPaused = false
-            exchange.upstream?.enableReading()
-            processUpstreamInput()
+        settle()
+    }
+
+    /// Runs after every event: writes both outputs directly and resumes a side that was paused
+    /// for backpressure once the output it fills has drained, until nothing moves. Bounded per
+    /// event so one fast transfer cannot starve the loop; the rest continues on a zero timer.
+    func settle() {
+        var rounds = 0
+        while !isClosed {
+            var moved = false
+            if let exchange, let upstream = exchange.upstream {
+                upstream.flush()
+                if EvBuffer.length(upstream.output) <= settings.lowWatermark {
+                    if let spool = exchange.spool, exchange.pendingPlan == nil {
+                        let before = spool.sent
+                        pumpSpool()
+                        moved = spool.sent != before
+                    } else if clientReadPaused {
+                        clientReadPaused = false
+                        resumeClientReading()
+                        processClientInput()
+                        moved = true
+                    }
+                }
+            }
+            guard !isClosed else { return }
+            if EvBuffer.flushNow(bev) == .empty && isFlushingToClose {
+                close()
+                return
+            }
+            if upstreamReadPaused && EvBuffer.length(output) <= settings.lowWatermark, let exchange {
+                upstreamReadPaused = false
+                exchange.upstream?.enableReading()
+                processUpstreamInput()
+                moved = true
+            }
+            guard moved else { return }
+            rounds += 1
+            if rounds >= Self.maxSettleRounds {
+                continuation.schedule(milliseconds: 0)
+                return
+            }
         }
     }
 
@@ -132,6 +176,12 @@ final class ClientConnection: SocketReadPumpDelegate {
                 // A stalled body in either direction: nothing sane can be answered mid-stream.
                 close()
             }
+            return
+        }
+        if events & Int32(BEV_EVENT_EOF) != 0, exchange != nil, requestPhase == .done {
+            // Half-close after a complete request (shutdown(SHUT_WR)): still answer it, then close.
+            closeAfterResponse = true
+            pauseClientReading()
             return
         }
         // EOF or error: the client is gone; drop any upstream side (never pooled).

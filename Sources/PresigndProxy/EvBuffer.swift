@@ -52,3 +52,33 @@ enum EvBuffer {
         add(buffer, bytes)
     }
 }
+
+/// What a direct write left behind.
+enum FlushOutcome {
+    case empty
+    case pending
+}
+
+extension EvBuffer {
+    /// Writes a plain-socket bufferevent's output now, as nginx does, instead of arming the write
+    /// event and writing on the next loop iteration: saves an `epoll_ctl` pair and a wake-up per
+    /// response. The bufferevent's own write event is enabled only while bytes remain (then its
+    /// write callback and timeout work as usual); on an error it is enabled too, so the
+    /// bufferevent reports the error through its event callback.
+    static func flushNow(_ bev: OpaquePointer) -> FlushOutcome {
+        guard let output = bufferevent_get_output(bev) else { return .empty }
+        let fd = bufferevent_getfd(bev)
+        if evbuffer_get_length(output) > 0 && fd >= 0 {
+            // A socket bufferevent keeps its output's start frozen except while it writes itself.
+            evbuffer_unfreeze(output, 1)
+            _ = evbuffer_write(output, fd)
+            evbuffer_freeze(output, 1)
+        }
+        if evbuffer_get_length(output) == 0 {
+            bufferevent_disable(bev, Int16(EV_WRITE))
+            return .empty
+        }
+        bufferevent_enable(bev, Int16(EV_WRITE))
+        return .pending
+    }
+}

@@ -138,6 +138,12 @@ final class UpstreamConnection: SocketReadPumpDelegate {
         if let pump { pump.disable() } else { bufferevent_disable(bev, Int16(EV_READ)) }
     }
 
+    /// Writes pending output now (plain sockets once connected; TLS keeps libevent's path).
+    func flush() {
+        guard isConnected, ssl == nil, !isFreed else { return }
+        _ = EvBuffer.flushNow(bev)
+    }
+
     func pumpDidRead() { handleReadable() }
     func pumpDidEnd(_ events: Int16) { handleEvent(events) }
 

@@ -26,13 +26,14 @@ for sanitizer in "${sanitizers[@]}"; do
     scratch="$root/$sanitizer"
     logs="$root/$sanitizer-logs"
     mkdir -p "$logs"
+    logs="$(cd "$logs" && pwd)"  # sanitizer log_path must be absolute (the daemon runs from pytest's cwd)
     rm -f "$logs"/report.*
     case "$sanitizer" in
         address)
-            export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:log_path=$PWD/$logs/report"
+            export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:log_path=$logs/report"
             ;;
         thread)
-            export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:log_path=$PWD/$logs/report"
+            export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:log_path=$logs/report"
             ;;
         *) echo "sanitizers: unknown sanitizer '$sanitizer' (address | thread)"; exit 64 ;;
     esac

@@ -16,14 +16,19 @@ final class HMACSHA256 {
         }
         self.mac = mac
         self.context = context
+        // Both the parameter's key and its value must stay alive until EVP_MAC_CTX_set_params returns (DESIGN
+        // §7): passing the imported `OSSL_MAC_PARAM_DIGEST` String straight to the constructor gave it a
+        // temporary C string that was freed before set_params read it (ASan: heap-use-after-free).
+        let digestKey = Array(OSSL_MAC_PARAM_DIGEST.utf8CString)
         var digestName = Array("SHA256".utf8CString)
-        let status = digestName.withUnsafeMutableBufferPointer { name -> Int32 in
-            // The name buffer must stay alive for the call (DESIGN §7: OSSL_PARAM pointers dangle otherwise).
-            var params = [
-                OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, name.baseAddress, 0),
-                OSSL_PARAM_construct_end(),
-            ]
-            return EVP_MAC_CTX_set_params(context, &params)
+        let status = digestKey.withUnsafeBufferPointer { key -> Int32 in
+            digestName.withUnsafeMutableBufferPointer { name -> Int32 in
+                var params = [
+                    OSSL_PARAM_construct_utf8_string(key.baseAddress, name.baseAddress, 0),
+                    OSSL_PARAM_construct_end(),
+                ]
+                return EVP_MAC_CTX_set_params(context, &params)
+            }
         }
         guard status == 1 else { throw OpenSSLError.drain("EVP_MAC_CTX_set_params(digest)") }
     }

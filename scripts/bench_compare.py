@@ -168,12 +168,13 @@ def start_nginx(name, workdir, http_block, port):
     return Server(name, proc, port)
 
 
-def start_origin(workdir, data_dir, port):
+def start_origin(workdir, data_dir, port, status_port):
     text = f"""
     sendfile on;
     server {{
         listen 127.0.0.1:{port} backlog=4096;
         client_max_body_size 0;
+        client_body_buffer_size 1m;  # the sink reads in large pieces: cheap, so that it is not the bottleneck
         root {data_dir};
         location / {{
             # PUT sink: WebDAV PUT reads the whole body (into tmpfs) before it answers.
@@ -181,7 +182,24 @@ def start_origin(workdir, data_dir, port):
             create_full_put_path on;
         }}
     }}"""
-    return start_nginx("origin", workdir, {"text": text, "body": os.path.join(data_dir, ".body")}, port)
+    text += f"""
+    server {{
+        listen 127.0.0.1:{status_port};
+        location / {{ stub_status; }}
+    }}"""
+    server = start_nginx("origin", workdir, {"text": text, "body": os.path.join(data_dir, ".body")}, port)
+    server.status_port = status_port
+    return server
+
+
+def origin_accepts(origin):
+    """Connections the origin has accepted so far (stub_status), not counting this query's own connection."""
+    with socket.create_connection(("127.0.0.1", origin.status_port), timeout=5) as s:
+        s.sendall(b"GET / HTTP/1.0\r\n\r\n")
+        data = b""
+        while chunk := s.recv(4096):
+            data += chunk
+    return int(data.split(b"\r\n\r\n", 1)[1].split(b"\n")[2].split()[0]) - 1
 
 
 def start_nginx_proxy(name, workdir, port, origin_port, tuned):
@@ -252,7 +270,7 @@ access = "read-write"
 class Bench:
     def __init__(self, args, workdir, data_dir):
         self.args, self.workdir, self.data_dir = args, workdir, data_dir
-        self.origin = start_origin(workdir, data_dir, free_port())
+        self.origin = start_origin(workdir, data_dir, free_port(), free_port())
         self.proxies = {}
 
     def start_proxies(self):
@@ -309,10 +327,12 @@ def parse_time(text):
 
 def wrk_run(bench, name, key, duration):
     server, origin = bench.server(name), bench.origin
+    accepts = origin_accepts(origin)
     before, before_origin = cpu_ticks(server.pids), cpu_ticks(origin.pids)
     out = subprocess.run(["wrk", "-t1", "-c64", f"-d{duration}s", "--timeout", "5s", "--latency",
                           bench.url(name, key)], capture_output=True, text=True, timeout=duration + 30)
     cpu, cpu_origin = cpu_ticks(server.pids) - before, cpu_ticks(origin.pids) - before_origin
+    accepts = origin_accepts(origin) - accepts
     text = out.stdout
     m = re.search(r"(\d+) requests in", text)
     if out.returncode != 0 or not m:
@@ -330,6 +350,7 @@ def wrk_run(bench, name, key, duration):
         "p50": parse_time(lat["50"]), "p99": parse_time(lat["99"]),
         "cpu": cpu * us / requests if name != "direct" else None,
         "cpu_origin": cpu_origin * us / requests,
+        "conns": accepts,
     }
 
 
@@ -524,7 +545,7 @@ def main():
                         wrk_res[(name, key)].append(r)
                         print(f"  rep {rep + 1} {key} {name}: {r['rps']:.0f} req/s, p50 {r['p50']:.2f} ms, "
                               f"p99 {r['p99']:.2f} ms, proxy {fmt(r['cpu'], '.1f')} µs/req, "
-                              f"origin {r['cpu_origin']:.1f} µs/req", file=sys.stderr)
+                              f"origin {r['cpu_origin']:.1f} µs/req, {r['conns']} origin conns", file=sys.stderr)
 
         if "stream" in phases:
             print(f"# {big_mib} MiB GET/PUT, 1 and {args.parallel} at once, x {reps} (fresh proxies)",
@@ -563,7 +584,8 @@ def main():
     if "wrk" in phases:
         for key, label in (("obj1k", "1 KiB"), ("obj64k", "64 KiB")):
             for metric, text, spec in (("rps", "req/s", ".0f"), ("p50", "p50 ms", ".2f"), ("p99", "p99 ms", ".2f"),
-                                       ("cpu", "proxy CPU µs/req", ".1f"), ("cpu_origin", "origin CPU µs/req", ".1f")):
+                                       ("cpu", "proxy CPU µs/req", ".1f"), ("cpu_origin", "origin CPU µs/req", ".1f"),
+                                       ("conns", "conns opened to origin", ".0f")):
                 values = {t: med([r[metric] for r in wrk_res[(t, key)]]) for t in cols}
                 summary[(key, metric)] = values
                 row(f"GET {label} {text}", [fmt(values[t], spec) for t in cols])

@@ -202,7 +202,7 @@ def origin_accepts(origin):
     return int(data.split(b"\r\n\r\n", 1)[1].split(b"\n")[2].split()[0]) - 1
 
 
-def start_nginx_proxy(name, workdir, port, origin_port, tuned):
+def start_nginx_proxy(name, workdir, port, origin_port, tuned, keepalive):
     buffers = """
         proxy_buffer_size 64k;
         proxy_buffers 8 64k;
@@ -210,7 +210,7 @@ def start_nginx_proxy(name, workdir, port, origin_port, tuned):
     text = f"""
     upstream origin {{
         server 127.0.0.1:{origin_port};
-        keepalive 128;
+        keepalive {keepalive};
         keepalive_requests 1000000;
     }}
     server {{
@@ -227,7 +227,7 @@ def start_nginx_proxy(name, workdir, port, origin_port, tuned):
     return start_nginx(name, workdir, {"text": text}, port)
 
 
-def start_presignd(binary, workdir, origin_port):
+def start_presignd(binary, workdir, origin_port, keepalive):
     conf = os.path.join(workdir, "presignd.toml")
     with open(conf, "w") as f:
         f.write(f"""
@@ -246,6 +246,7 @@ endpoint = "http://127.0.0.1:{origin_port}"
 region = "us-east-1"
 access_key_id = "AKIABENCHMARK"
 secret_access_key = "bench-secret"
+max_idle_connections = {keepalive}
 
 [[bucket]]
 name = "bench"
@@ -276,9 +277,12 @@ class Bench:
     def start_proxies(self):
         self.stop_proxies()
         o = self.origin.port
-        self.proxies["nginx-4k"] = start_nginx_proxy("nginx-4k", self.workdir, free_port(), o, tuned=False)
-        self.proxies["nginx-64k"] = start_nginx_proxy("nginx-64k", self.workdir, free_port(), o, tuned=True)
-        self.proxies["presignd"] = start_presignd(self.args.presignd, self.workdir, o)
+        self.proxies["nginx-4k"] = start_nginx_proxy("nginx-4k", self.workdir, free_port(), o, tuned=False,
+                                                    keepalive=self.args.upstream_keepalive)
+        self.proxies["nginx-64k"] = start_nginx_proxy("nginx-64k", self.workdir, free_port(), o, tuned=True,
+                                                     keepalive=self.args.upstream_keepalive)
+        self.proxies["presignd"] = start_presignd(self.args.presignd, self.workdir, o,
+                                                  self.args.upstream_keepalive)
         for name in TARGETS:  # warm-up: one request each (connections to the origin, signing-key cache)
             code, size, _, _ = curl([self.url(name, "obj1k")], 10)
             if code != 200 or size != 1024:
@@ -472,6 +476,9 @@ def main():
     ap.add_argument("--parallel", type=int, default=8, help="concurrent big transfers (default 8)")
     ap.add_argument("--idle", default="1000,5000", help="idle connection counts (default 1000,5000)")
     ap.add_argument("--phases", default="idle,wrk,stream,sign")
+    ap.add_argument("--upstream-keepalive", type=int, default=128,
+                    help="idle upstream connections kept per proxy worker: nginx `keepalive`, presignd "
+                         "`max_idle_connections` (default 128; presignd's own default is 32, fewer than wrk's 64)")
     args = ap.parse_args()
     duration = args.duration or (2 if args.quick else 8)
     reps = args.reps or (1 if args.quick else 3)
@@ -572,7 +579,7 @@ def main():
     size_label = f"{big_mib // 1024} GiB" if big_mib % 1024 == 0 else f"{big_mib} MiB"
     print()
     print(f"presignd vs nginx: wrk -t1 -c64 -d{duration}s, {reps} repetition(s) interleaved, medians; "
-          f"servers on CPU {SERVER_CPU}, load on CPU {LOAD_CPU}")
+          f"servers on CPU {SERVER_CPU}, load on CPU {LOAD_CPU}; upstream keepalive pool {args.upstream_keepalive}")
     print(f"load average before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, after "
           f"{load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}; run took {time.time() - started:.0f} s")
     cols = TARGETS

@@ -15,8 +15,8 @@ Measurements (one table):
   * 1 KiB and 64 KiB GET, `wrk -t1 -c64 --latency`: requests/s, p50, p99, CPU µs per request of the proxy
     (utime+stime of all its processes from /proc/PID/stat over the run, divided by the requests wrk counted)
     and of the origin;
-  * big GET and PUT with curl, alone and N at once: MiB/s and the proxy's peak RSS (VmHWM after clear_refs;
-    for nginx the sum over master and worker);
+  * big GET and PUT with curl, alone and N at once: MiB/s, the proxy's peak RSS (VmHWM after clear_refs;
+    for nginx the sum over master and worker) and its CPU ms per GiB moved (for "direct": the origin's);
   * idle keep-alive connections (1,000 and 5,000 by default): RSS per connection (one 1 KiB GET on each, then
     held open; RSS delta over the fresh-process baseline divided by N);
   * SigV4 header signature with a warm signing-key cache (presignd-bench, thread CPU ns/op).
@@ -26,10 +26,14 @@ PASS/FAIL line per issue-8 target.
 
 Usage:
   scripts/bench_compare.py [--quick] [--presignd PATH] [--presignd-bench PATH]
-                           [--duration S] [--reps N] [--big-mib M] [--parallel N] [--idle 1000,5000]
-                           [--phases idle,wrk,stream,sign]
-Defaults are the issue's full sizes (1 GiB objects, 8 in parallel, 3 repetitions, 8 s wrk runs); --quick
-uses 2 s wrk runs, 1 repetition and 64 MiB objects. Build first:
+                           [--duration S] [--reps N] [--stream-reps N] [--big-mib M] [--parallel N]
+                           [--idle 1000,5000] [--phases idle,wrk,stream,sign] [--upstream-keepalive 128]
+Defaults are the issue's full sizes (1 GiB objects, 8 in parallel; 3 repetitions of 6 s wrk runs, 2 of the big
+transfers; about 8 minutes on a quiet 2-core machine); --quick uses 2 s wrk runs, 1 repetition and 64 MiB
+objects (about 1 minute). The upstream keep-alive pool is the same size for all proxies (nginx `keepalive`,
+presignd `max_idle_connections`). The CPU figures (µs/request, ms/GiB) are the ones to trust on a busy
+machine; rates and latencies need a quiet one. Exit status 0 even when a target fails (see the PASS/FAIL lines).
+Build first:
   swift build -c release --product presignd && swift build -c release --product presignd-bench
 """
 import argparse
@@ -373,12 +377,14 @@ def stream_run(bench, name, method, parallel, size):
         except RuntimeError as e:
             results[i] = e
     reset_hwm(server.pids)
+    ticks = cpu_ticks(server.pids)
     start = time.time()
     threads = [threading.Thread(target=work, args=(i,)) for i in range(parallel)]
     for t in threads: t.start()
     for t in threads: t.join()
     secs = time.time() - start
     hwm = status_kib(server.pids, "VmHWM")
+    cpu = (cpu_ticks(server.pids) - ticks) / CLK_TCK  # seconds
     if method == "PUT":
         bench.remove_uploads()
     for r in results:
@@ -386,7 +392,8 @@ def stream_run(bench, name, method, parallel, size):
                                                else r[0] in PUT_OK and r[2] == size)
         if not ok:
             raise RuntimeError(f"{method} x{parallel} via {name}: {r}")
-    return {"mibs": parallel * size / secs / 2**20, "hwm": hwm / 1024 if name != "direct" else None}
+    return {"mibs": parallel * size / secs / 2**20, "hwm": hwm / 1024 if name != "direct" else None,
+            "cpu": cpu * 1000 / (parallel * size / 2**30)}  # ms of server CPU per GiB moved
 
 
 def read_response(sock):
@@ -470,8 +477,9 @@ def main():
     ap.add_argument("--presignd", default=os.path.join(ROOT, ".build/release/presignd"))
     ap.add_argument("--presignd-bench", default=None, help="default: presignd-bench next to --presignd")
     ap.add_argument("--quick", action="store_true", help="2 s wrk runs, 1 repetition, 64 MiB objects")
-    ap.add_argument("--duration", type=int, help="seconds per wrk run (default 8, quick 2)")
+    ap.add_argument("--duration", type=int, help="seconds per wrk run (default 6, quick 2)")
     ap.add_argument("--reps", type=int, help="repetitions (default 3, quick 1)")
+    ap.add_argument("--stream-reps", type=int, help="repetitions of the big transfers (default 2, quick 1)")
     ap.add_argument("--big-mib", type=int, help="size of the big object in MiB (default 1024, quick 64)")
     ap.add_argument("--parallel", type=int, default=8, help="concurrent big transfers (default 8)")
     ap.add_argument("--idle", default="1000,5000", help="idle connection counts (default 1000,5000)")
@@ -480,8 +488,9 @@ def main():
                     help="idle upstream connections kept per proxy worker: nginx `keepalive`, presignd "
                          "`max_idle_connections` (default 128; presignd's own default is 32, fewer than wrk's 64)")
     args = ap.parse_args()
-    duration = args.duration or (2 if args.quick else 8)
+    duration = args.duration or (2 if args.quick else 6)
     reps = args.reps or (1 if args.quick else 3)
+    stream_reps = args.stream_reps or (1 if args.quick else 2)
     big_mib = args.big_mib or (64 if args.quick else 1024)
     idle_counts = [int(c) for c in args.idle.split(",") if c]
     phases = set(args.phases.split(","))
@@ -555,17 +564,17 @@ def main():
                               f"origin {r['cpu_origin']:.1f} µs/req, {r['conns']} origin conns", file=sys.stderr)
 
         if "stream" in phases:
-            print(f"# {big_mib} MiB GET/PUT, 1 and {args.parallel} at once, x {reps} (fresh proxies)",
+            print(f"# {big_mib} MiB GET/PUT, 1 and {args.parallel} at once, x {stream_reps} (fresh proxies)",
                   file=sys.stderr)
             bench.start_proxies()
-            for rep in range(reps):
+            for rep in range(stream_reps):
                 for method in ("GET", "PUT"):
                     for parallel in (1, args.parallel):
                         for name in order(rep):
                             r = stream_run(bench, name, method, parallel, size)
                             stream_res[(name, method, parallel)].append(r)
                             print(f"  rep {rep + 1} {method} x{parallel} {name}: {r['mibs']:.0f} MiB/s, "
-                                  f"peak RSS {fmt(r['hwm'], '.1f')} MiB", file=sys.stderr)
+                                  f"peak RSS {fmt(r['hwm'], '.1f')} MiB, {r['cpu']:.0f} CPU ms/GiB", file=sys.stderr)
 
         if "sign" in phases:
             sign = sign_run(signer_bin)
@@ -578,7 +587,7 @@ def main():
     # ------------------------------------------------------------------ table
     size_label = f"{big_mib // 1024} GiB" if big_mib % 1024 == 0 else f"{big_mib} MiB"
     print()
-    print(f"presignd vs nginx: wrk -t1 -c64 -d{duration}s, {reps} repetition(s) interleaved, medians; "
+    print(f"presignd vs nginx: wrk -t1 -c64 -d{duration}s x {reps}, big transfers x {stream_reps}, interleaved, medians; "
           f"servers on CPU {SERVER_CPU}, load on CPU {LOAD_CPU}; upstream keepalive pool {args.upstream_keepalive}")
     print(f"load average before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, after "
           f"{load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}; run took {time.time() - started:.0f} s")
@@ -599,7 +608,8 @@ def main():
     if "stream" in phases:
         for method in ("GET", "PUT"):
             for parallel in (1, args.parallel):
-                for metric, text, spec in (("mibs", "MiB/s", ".0f"), ("hwm", "peak RSS MiB", ".1f")):
+                for metric, text, spec in (("mibs", "MiB/s", ".0f"), ("hwm", "peak RSS MiB", ".1f"),
+                                           ("cpu", "CPU ms/GiB", ".0f")):
                     values = {t: med([r[metric] for r in stream_res[(t, method, parallel)]]) for t in cols}
                     summary[(method, parallel, metric)] = values
                     row(f"{method} {size_label} x{parallel} {text}", [fmt(values[t], spec) for t in cols])
@@ -644,6 +654,7 @@ def main():
                 if r is not None: check(f"{size_label} {method} x{parallel} MiB/s >= 1.0x tuned nginx ({r:.2f}x)",
                                         r >= 1.0)
                 ratio(f"{method} {size_label} x{parallel} peak RSS MiB", summary[(method, parallel, "hwm")], False)
+                ratio(f"{method} {size_label} x{parallel} CPU ms/GiB", summary[(method, parallel, "cpu")], False)
         peak = max(summary[(m, args.parallel, "hwm")]["presignd"] for m in ("GET", "PUT"))
         check(f"peak RSS <= 32 MiB with {args.parallel} {size_label} transfers in flight ({peak:.1f} MiB)",
               peak <= 32)

@@ -291,6 +291,8 @@ class Bench:
             code, size, _, _ = curl([self.url(name, "obj1k")], 10)
             if code != 200 or size != 1024:
                 raise RuntimeError(f"{name}: warm-up GET answered {code} with {size} bytes")
+        time.sleep(0.2)
+        self.rss_after_start = {name: status_kib(self.server(name).pids, "VmRSS") / 1024 for name in PROXIES}
 
     def stop_proxies(self):
         for server in self.proxies.values():
@@ -531,6 +533,7 @@ def main():
     load_before = os.getloadavg()
     started = time.time()
     wrk_res = {(t, k): [] for t in TARGETS for k in ("obj1k", "obj64k")}
+    rss_start = {}
     stream_res = {(t, m, p): [] for t in TARGETS for m in ("GET", "PUT") for p in (1, args.parallel)}
     idle_res = {t: [] for t in TARGETS}
     sign = None
@@ -567,6 +570,7 @@ def main():
             print(f"# {big_mib} MiB GET/PUT, 1 and {args.parallel} at once, x {stream_reps} (fresh proxies)",
                   file=sys.stderr)
             bench.start_proxies()
+            rss_start = dict(bench.rss_after_start)
             for rep in range(stream_reps):
                 for method in ("GET", "PUT"):
                     for parallel in (1, args.parallel):
@@ -606,6 +610,7 @@ def main():
                 summary[(key, metric)] = values
                 row(f"GET {label} {text}", [fmt(values[t], spec) for t in cols])
     if "stream" in phases:
+        row("RSS after start + 1 GET, MiB", ["-"] + [f"{rss_start[t]:.1f}" for t in PROXIES])
         for method in ("GET", "PUT"):
             for parallel in (1, args.parallel):
                 for metric, text, spec in (("mibs", "MiB/s", ".0f"), ("hwm", "peak RSS MiB", ".1f"),

@@ -2,8 +2,10 @@
 """Side-by-side benchmark of presignd against two nginx reverse proxies and the direct path (issue 8).
 
 On one machine, on 127.0.0.1 only, it starts:
-  * origin:        nginx (1 worker) serving /bench/<key> from tmpfs (1 KiB, 64 KiB and a sparse big object)
-                   plus a WebDAV PUT sink that reads every body into tmpfs (uploads deleted after each run);
+  * origin:        nginx (1 worker) serving /bench/<key> from tmpfs (1 KiB, 64 KiB and a sparse big object);
+  * PUT sink:      /sink/<key>: a tiny C server (compiled with cc at start) that reads every body to the end,
+                   discards it and only then answers 201; with --sink dav, nginx WebDAV PUT into tmpfs on the
+                   origin instead (/bench/upload*, deleted after each run);
   * nginx-4k:      nginx reverse proxy, 1 worker, upstream keepalive pool, HTTP/1.1, proxy_buffering off,
                    proxy_request_buffering off, nginx's default buffers (proxy_buffer_size 4k);
   * nginx-64k:     the same with proxy_buffer_size 64k, proxy_buffers 8 64k, client_body_buffer_size 64k;
@@ -16,7 +18,8 @@ Measurements (one table):
     (utime+stime of all its processes from /proc/PID/stat over the run, divided by the requests wrk counted)
     and of the origin;
   * big GET and PUT with curl, alone and N at once: MiB/s, the proxy's peak RSS (VmHWM after clear_refs;
-    for nginx the sum over master and worker) and its CPU ms per GiB moved (for "direct": the origin's);
+    for nginx the sum over master and worker) and its CPU ms per GiB moved (for "direct": the origin's or the
+    sink's);
   * idle keep-alive connections (1,000 and 5,000 by default): RSS per connection (one 1 KiB GET on each, then
     held open; RSS delta over the fresh-process baseline divided by N);
   * SigV4 header signature with a warm signing-key cache (presignd-bench, thread CPU ns/op).
@@ -118,6 +121,100 @@ def wait_port(port, proc, what):
 
 # ---------------------------------------------------------------------------------------------- servers
 
+# The default PUT sink: reads each body to the end into one 256 KiB buffer and discards it, then answers 201.
+# Unlike the WebDAV sink (--sink dav) it does not write 8 GiB into tmpfs, which made the origin, not the proxy,
+# the bottleneck of the 8-at-once PUT (and the run too long). Compiled with `cc` at start.
+SINK_C = r"""#define _GNU_SOURCE
+/* PUT sink for bench_compare.py: reads every request body to the end, discards it, answers 201. Thread per
+   connection, keep-alive, Content-Length bodies only (anything else: 411 and close). */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define BUF (256 * 1024)
+
+static void *serve(void *arg) {
+    int fd = (int)(long)arg;
+    char *buf = malloc(BUF);
+    size_t have = 0;
+    for (;;) {
+        char *end;
+        while (!(end = memmem(buf, have, "\r\n\r\n", 4))) {
+            if (have == BUF) goto out;
+            ssize_t n = read(fd, buf + have, BUF - have);
+            if (n <= 0) goto out;
+            have += n;
+        }
+        size_t head = end + 4 - buf;
+        long long length = -1;
+        int expect = 0;
+        for (char *line = buf; line < end; ) {
+            char *eol = memmem(line, end + 2 - line, "\r\n", 2);
+            if (!eol) break;
+            if (eol - line > 15 && strncasecmp(line, "content-length:", 15) == 0) length = atoll(line + 15);
+            if (eol - line > 18 && strncasecmp(line, "transfer-encoding:", 18) == 0) length = -2;
+            if (eol - line > 7 && strncasecmp(line, "expect:", 7) == 0) expect = 1;
+            line = eol + 2;
+        }
+        int get = have >= 4 && memcmp(buf, "GET ", 4) == 0;
+        if (length == -1 && get) length = 0;
+        if (length < 0) {
+            static const char bad[] = "HTTP/1.1 411 Length Required\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+            (void)!write(fd, bad, sizeof bad - 1);
+            goto out;
+        }
+        if (expect) {
+            static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+            if (write(fd, cont, sizeof cont - 1) != sizeof cont - 1) goto out;
+        }
+        long long rest = (long long)(have - head);
+        if (rest >= length) {
+            memmove(buf, buf + head + length, rest - length);
+            have = rest - length;
+        } else {
+            length -= rest;
+            have = 0;
+            while (length > 0) {
+                ssize_t n = read(fd, buf, length < BUF ? length : BUF);
+                if (n <= 0) goto out;
+                length -= n;
+            }
+        }
+        static const char ok[] = "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n";
+        if (write(fd, ok, sizeof ok - 1) != sizeof ok - 1) goto out;
+    }
+out:
+    free(buf);
+    close(fd);
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) { fprintf(stderr, "usage: sink PORT\n"); return 2; }
+    int s = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(atoi(argv[1]))};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (bind(s, (struct sockaddr *)&a, sizeof a) || listen(s, 4096)) { perror("sink"); return 1; }
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 64 * 1024);
+    for (;;) {
+        int fd = accept(s, NULL, NULL);
+        if (fd < 0) continue;
+        pthread_t t;
+        if (pthread_create(&t, &attr, serve, (void *)(long)fd)) close(fd);
+    }
+}
+"""
+
 NGINX_COMMON = """
 worker_processes 1;
 worker_rlimit_nofile 40000;
@@ -206,32 +303,39 @@ def origin_accepts(origin):
     return int(data.split(b"\r\n\r\n", 1)[1].split(b"\n")[2].split()[0]) - 1
 
 
-def start_nginx_proxy(name, workdir, port, origin_port, tuned, keepalive):
+def start_nginx_proxy(name, workdir, port, origin_port, tuned, keepalive, sink_port):
     buffers = """
         proxy_buffer_size 64k;
         proxy_buffers 8 64k;
         client_body_buffer_size 64k;""" if tuned else ""
-    text = f"""
-    upstream origin {{
-        server 127.0.0.1:{origin_port};
+    locations = [("/", "origin", origin_port)] + ([("/sink/", "sink", sink_port)] if sink_port else [])
+    text = ""
+    for _, upstream, upstream_port in locations:
+        text += f"""
+    upstream {upstream} {{
+        server 127.0.0.1:{upstream_port};
         keepalive {keepalive};
         keepalive_requests 1000000;
-    }}
+    }}"""
+    text += f"""
     server {{
         listen 127.0.0.1:{port} backlog=4096;
-        client_max_body_size 0;
-        location / {{
-            proxy_pass http://origin;
+        client_max_body_size 0;"""
+    for path, upstream, _ in locations:
+        text += f"""
+        location {path} {{
+            proxy_pass http://{upstream};
             proxy_http_version 1.1;
             proxy_set_header Connection "";
             proxy_buffering off;
             proxy_request_buffering off;{buffers}
-        }}
-    }}"""
+        }}"""
+    text += """
+    }"""
     return start_nginx(name, workdir, {"text": text}, port)
 
 
-def start_presignd(binary, workdir, origin_port, keepalive):
+def start_presignd(binary, workdir, origin_port, keepalive, sink_port):
     conf = os.path.join(workdir, "presignd.toml")
     with open(conf, "w") as f:
         f.write(f"""
@@ -257,6 +361,21 @@ name = "bench"
 upstream = "local"
 access = "read-write"
 """)
+        if sink_port:
+            f.write(f"""
+[upstream.sink]
+provider = "custom"
+endpoint = "http://127.0.0.1:{sink_port}"
+region = "us-east-1"
+access_key_id = "AKIABENCHMARK"
+secret_access_key = "bench-secret"
+max_idle_connections = {keepalive}
+
+[[bucket]]
+name = "sink"
+upstream = "sink"
+access = "read-write"
+""")
     proc = subprocess.Popen(["taskset", "-c", SERVER_CPU, binary, "run", "--config", conf],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 15
@@ -272,21 +391,34 @@ access = "read-write"
     raise RuntimeError("presignd did not start")
 
 
+def start_sink(workdir):
+    src, binary = os.path.join(workdir, "sink.c"), os.path.join(workdir, "sink")
+    with open(src, "w") as f:
+        f.write(SINK_C)
+    subprocess.run(["cc", "-O2", "-pthread", "-o", binary, src], check=True)
+    port = free_port()
+    proc = subprocess.Popen(["taskset", "-c", SERVER_CPU, binary, str(port)])
+    wait_port(port, proc, "sink")
+    return Server("sink", proc, port)
+
+
 class Bench:
     def __init__(self, args, workdir, data_dir):
         self.args, self.workdir, self.data_dir = args, workdir, data_dir
         self.origin = start_origin(workdir, data_dir, free_port(), free_port())
+        self.sink = start_sink(workdir) if args.sink == "c" else None
         self.proxies = {}
 
     def start_proxies(self):
         self.stop_proxies()
         o = self.origin.port
+        sink = self.sink.port if self.sink else None
         self.proxies["nginx-4k"] = start_nginx_proxy("nginx-4k", self.workdir, free_port(), o, tuned=False,
-                                                    keepalive=self.args.upstream_keepalive)
+                                                    keepalive=self.args.upstream_keepalive, sink_port=sink)
         self.proxies["nginx-64k"] = start_nginx_proxy("nginx-64k", self.workdir, free_port(), o, tuned=True,
-                                                     keepalive=self.args.upstream_keepalive)
+                                                     keepalive=self.args.upstream_keepalive, sink_port=sink)
         self.proxies["presignd"] = start_presignd(self.args.presignd, self.workdir, o,
-                                                  self.args.upstream_keepalive)
+                                                  self.args.upstream_keepalive, sink)
         for name in TARGETS:  # warm-up: one request each (connections to the origin, signing-key cache)
             code, size, _, _ = curl([self.url(name, "obj1k")], 10)
             if code != 200 or size != 1024:
@@ -302,12 +434,22 @@ class Bench:
     def stop(self):
         self.stop_proxies()
         self.origin.stop()
+        if self.sink:
+            self.sink.stop()
 
     def server(self, name):
         return self.origin if name == "direct" else self.proxies[name]
 
     def url(self, name, key):
         return f"http://127.0.0.1:{self.server(name).port}/bench/{key}"
+
+    def put_target(self, name, i):
+        """(URL, server whose CPU and RSS count) for upload number i."""
+        if not self.sink:
+            return self.url(name, f"upload{i}.bin"), self.server(name)
+        if name == "direct":
+            return f"http://127.0.0.1:{self.sink.port}/sink/upload{i}.bin", self.sink
+        return f"http://127.0.0.1:{self.server(name).port}/sink/upload{i}.bin", self.server(name)
 
     def remove_uploads(self):
         bucket = os.path.join(self.data_dir, "bench")
@@ -365,13 +507,13 @@ def wrk_run(bench, name, key, duration):
 
 
 def stream_run(bench, name, method, parallel, size):
-    server = bench.server(name)
+    server = bench.server(name) if method == "GET" else bench.put_target(name, 0)[1]
     obj = os.path.join(bench.data_dir, "bench", "big.bin")
     max_time = int(60 + parallel * size / (20 * 2**20))  # generous, but bounded
     if method == "GET":
         make = lambda i: [bench.url(name, "big.bin")]
     else:
-        make = lambda i: ["-T", obj, bench.url(name, f"upload{i}.bin")]
+        make = lambda i: ["-T", obj, bench.put_target(name, i)[0]]
     results = [None] * parallel
     def work(i):
         try:
@@ -486,6 +628,9 @@ def main():
     ap.add_argument("--parallel", type=int, default=8, help="concurrent big transfers (default 8)")
     ap.add_argument("--idle", default="1000,5000", help="idle connection counts (default 1000,5000)")
     ap.add_argument("--phases", default="idle,wrk,stream,sign")
+    ap.add_argument("--sink", choices=("c", "dav"), default="c" if shutil.which("cc") else "dav",
+                    help="PUT sink: a small C server that reads and discards bodies (default, needs cc) or "
+                         "nginx WebDAV writing into tmpfs (uploads deleted after each run)")
     ap.add_argument("--upstream-keepalive", type=int, default=128,
                     help="idle upstream connections kept per proxy worker: nginx `keepalive`, presignd "
                          "`max_idle_connections` (default 128; presignd's own default is 32, fewer than wrk's 64)")

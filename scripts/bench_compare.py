@@ -31,9 +31,11 @@ Usage:
   scripts/bench_compare.py [--quick] [--presignd PATH] [--presignd-bench PATH]
                            [--duration S] [--reps N] [--stream-reps N] [--big-mib M] [--parallel N]
                            [--idle 1000,5000] [--phases idle,wrk,stream,sign] [--upstream-keepalive 128]
+                           [--sink c|dav]
 Defaults are the issue's full sizes (1 GiB objects, 8 in parallel; 3 repetitions of 6 s wrk runs, 2 of the big
-transfers; about 8 minutes on a quiet 2-core machine); --quick uses 2 s wrk runs, 1 repetition and 64 MiB
-objects (about 1 minute). The upstream keep-alive pool is the same size for all proxies (nginx `keepalive`,
+transfers; about 6 minutes on the 2-core dev VM); --quick uses 2 s wrk runs, 1 repetition and 64 MiB
+objects (about 1 minute). nginx proxies run with worker_connections 20000 (for the idle test), which nginx
+preallocates: that is most of their ~19 MiB RSS at start. The upstream keep-alive pool is the same size for all proxies (nginx `keepalive`,
 presignd `max_idle_connections`). The CPU figures (µs/request, ms/GiB) are the ones to trust on a busy
 machine; rates and latencies need a quiet one. Exit status 0 even when a target fails (see the PASS/FAIL lines).
 Build first:

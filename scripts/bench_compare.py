@@ -1,0 +1,827 @@
+#!/usr/bin/env python3
+"""Side-by-side benchmark of presignd against two nginx reverse proxies and the direct path (issue 8).
+
+On one machine, on 127.0.0.1 only, it starts:
+  * origin:        nginx (1 worker) serving /bench/<key> from tmpfs (1 KiB, 64 KiB and a sparse big object);
+  * PUT sink:      /sink/<key>: a tiny C server (compiled with cc at start) that reads every body to the end,
+                   discards it and only then answers 201; with --sink dav, nginx WebDAV PUT into tmpfs on the
+                   origin instead (/bench/upload*, deleted after each run);
+  * nginx-4k:      nginx reverse proxy, 1 worker, upstream keepalive pool, HTTP/1.1, proxy_buffering off,
+                   proxy_request_buffering off, nginx's default buffers (proxy_buffer_size 4k);
+  * nginx-64k:     the same with proxy_buffer_size 64k, proxy_buffers 8 64k, client_body_buffer_size 64k;
+  * presignd:      release build, workers = 1, access_log = false, admin off, signing for the origin.
+Servers are pinned to CPU 0, this script and every load generator (wrk, curl, the idle-connection client)
+to CPU 1. Every target is measured interleaved (the order rotates each repetition); medians are printed.
+
+Measurements (one table):
+  * 1 KiB and 64 KiB GET, `wrk -t1 -c64 --latency`: requests/s, p50, p99, CPU µs per request of the proxy
+    (utime+stime of all its processes from /proc/PID/stat over the run, divided by the requests wrk counted)
+    and of the origin;
+  * big GET and PUT with curl, alone and N at once: MiB/s, the proxy's peak RSS (VmHWM after clear_refs;
+    for nginx the sum over master and worker) and its CPU ms per GiB moved (for "direct": the origin's or the
+    sink's);
+  * idle keep-alive connections (1,000 and 5,000 by default): RSS per connection (one 1 KiB GET on each, then
+    held open; RSS delta over the fresh-process baseline divided by N);
+  * SigV4 header signature with a warm signing-key cache (presignd-bench, thread CPU ns/op).
+Each phase (idle, wrk, stream) gets freshly started proxies so that memory one phase leaves behind in the
+allocator does not flatter or penalise the next. Then it prints presignd / best-nginx ratios and a
+PASS/FAIL line per issue-8 target.
+
+Usage:
+  scripts/bench_compare.py [--quick] [--presignd PATH] [--presignd-bench PATH]
+                           [--duration S] [--reps N] [--stream-reps N] [--big-mib M] [--parallel N]
+                           [--idle 1000,5000] [--phases idle,wrk,stream,sign] [--upstream-keepalive 128]
+                           [--sink c|dav]
+Defaults are the issue's full sizes (1 GiB objects, 8 in parallel; 3 repetitions of 6 s wrk runs, 2 of the big
+transfers; about 6 minutes on the 2-core dev VM); --quick uses 2 s wrk runs, 1 repetition and 64 MiB
+objects (about 1 minute). nginx proxies run with worker_connections 20000 (for the idle test), which nginx
+preallocates: that is most of their ~19 MiB RSS at start. The upstream keep-alive pool is the same size for all proxies (nginx `keepalive`,
+presignd `max_idle_connections`). The CPU figures (µs/request, ms/GiB) are the ones to trust on a busy
+machine; rates and latencies need a quiet one. Exit status 0 even when a target fails (see the PASS/FAIL lines).
+Build first:
+  swift build -c release --product presignd && swift build -c release --product presignd-bench
+"""
+import argparse
+import os
+import re
+import resource
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SERVER_CPU = "0"
+LOAD_CPU = 1
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+PROXIES = ["nginx-4k", "nginx-64k", "presignd"]
+TARGETS = ["direct"] + PROXIES
+PUT_OK = (200, 201, 204)
+
+
+# ---------------------------------------------------------------------------------------------- /proc helpers
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def children(pid):
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(p) for p in f.read().split()]
+    except OSError:
+        return []
+
+
+def cpu_ticks(pids):
+    total = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+    return total
+
+
+def status_kib(pids, field):
+    total = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    total += int(line.split()[1])
+                    break
+    return total
+
+
+def reset_hwm(pids):
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/clear_refs", "w") as f:
+                f.write("5")  # resets VmHWM to the current RSS (Linux >= 4.0)
+        except OSError:
+            pass
+
+
+def wait_port(port, proc, what):
+    for _ in range(200):
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited with {proc.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"{what} did not start")
+
+
+# ---------------------------------------------------------------------------------------------- servers
+
+# The default PUT sink: reads each body to the end into one 256 KiB buffer and discards it, then answers 201.
+# Unlike the WebDAV sink (--sink dav) it does not write 8 GiB into tmpfs, which made the origin, not the proxy,
+# the bottleneck of the 8-at-once PUT (and the run too long). Compiled with `cc` at start.
+SINK_C = r"""#define _GNU_SOURCE
+/* PUT sink for bench_compare.py: reads every request body to the end, discards it, answers 201. Thread per
+   connection, keep-alive, Content-Length bodies only (anything else: 411 and close). */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define BUF (256 * 1024)
+
+static void *serve(void *arg) {
+    int fd = (int)(long)arg;
+    char *buf = malloc(BUF);
+    size_t have = 0;
+    for (;;) {
+        char *end;
+        while (!(end = memmem(buf, have, "\r\n\r\n", 4))) {
+            if (have == BUF) goto out;
+            ssize_t n = read(fd, buf + have, BUF - have);
+            if (n <= 0) goto out;
+            have += n;
+        }
+        size_t head = end + 4 - buf;
+        long long length = -1;
+        int expect = 0;
+        for (char *line = buf; line < end; ) {
+            char *eol = memmem(line, end + 2 - line, "\r\n", 2);
+            if (!eol) break;
+            if (eol - line > 15 && strncasecmp(line, "content-length:", 15) == 0) length = atoll(line + 15);
+            if (eol - line > 18 && strncasecmp(line, "transfer-encoding:", 18) == 0) length = -2;
+            if (eol - line > 7 && strncasecmp(line, "expect:", 7) == 0) expect = 1;
+            line = eol + 2;
+        }
+        int get = have >= 4 && memcmp(buf, "GET ", 4) == 0;
+        if (length == -1 && get) length = 0;
+        if (length < 0) {
+            static const char bad[] = "HTTP/1.1 411 Length Required\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+            (void)!write(fd, bad, sizeof bad - 1);
+            goto out;
+        }
+        if (expect) {
+            static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+            if (write(fd, cont, sizeof cont - 1) != sizeof cont - 1) goto out;
+        }
+        long long rest = (long long)(have - head);
+        if (rest >= length) {
+            memmove(buf, buf + head + length, rest - length);
+            have = rest - length;
+        } else {
+            length -= rest;
+            have = 0;
+            while (length > 0) {
+                ssize_t n = read(fd, buf, length < BUF ? length : BUF);
+                if (n <= 0) goto out;
+                length -= n;
+            }
+        }
+        static const char ok[] = "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n";
+        if (write(fd, ok, sizeof ok - 1) != sizeof ok - 1) goto out;
+    }
+out:
+    free(buf);
+    close(fd);
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) { fprintf(stderr, "usage: sink PORT\n"); return 2; }
+    int s = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(atoi(argv[1]))};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (bind(s, (struct sockaddr *)&a, sizeof a) || listen(s, 4096)) { perror("sink"); return 1; }
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 64 * 1024);
+    for (;;) {
+        int fd = accept(s, NULL, NULL);
+        if (fd < 0) continue;
+        pthread_t t;
+        if (pthread_create(&t, &attr, serve, (void *)(long)fd)) close(fd);
+    }
+}
+"""
+
+NGINX_COMMON = """
+worker_processes 1;
+worker_rlimit_nofile 40000;
+user root;
+daemon off;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log warn;
+events {{ worker_connections 20000; }}
+http {{
+    access_log off;
+    client_body_temp_path {body};
+    proxy_temp_path {dir}/proxy;
+    fastcgi_temp_path {dir}/fastcgi;
+    uwsgi_temp_path {dir}/uwsgi;
+    scgi_temp_path {dir}/scgi;
+    keepalive_requests 1000000;
+    keepalive_timeout 300s;
+{http}
+}}
+"""
+
+
+class Server:
+    def __init__(self, name, proc, port):
+        self.name, self.proc, self.port = name, proc, port
+        self.pids = [proc.pid] + children(proc.pid)  # nginx: master + worker; presignd: one process
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def start_nginx(name, workdir, http_block, port):
+    d = os.path.join(workdir, name)
+    os.makedirs(d, exist_ok=True)
+    body = http_block.pop("body", os.path.join(d, "body"))
+    conf = os.path.join(d, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write(NGINX_COMMON.format(dir=d, body=body, http=http_block["text"]))
+    proc = subprocess.Popen(["taskset", "-c", SERVER_CPU, "nginx", "-c", conf, "-p", d],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_port(port, proc, name)
+    for _ in range(50):  # the worker appears shortly after the listening socket
+        if children(proc.pid):
+            break
+        time.sleep(0.05)
+    return Server(name, proc, port)
+
+
+def start_origin(workdir, data_dir, port, status_port):
+    text = f"""
+    sendfile on;
+    server {{
+        listen 127.0.0.1:{port} backlog=4096;
+        client_max_body_size 0;
+        client_body_buffer_size 1m;  # the sink reads in large pieces: cheap, so that it is not the bottleneck
+        root {data_dir};
+        location / {{
+            # PUT sink: WebDAV PUT reads the whole body (into tmpfs) before it answers.
+            dav_methods PUT;
+            create_full_put_path on;
+        }}
+    }}"""
+    text += f"""
+    server {{
+        listen 127.0.0.1:{status_port};
+        location / {{ stub_status; }}
+    }}"""
+    server = start_nginx("origin", workdir, {"text": text, "body": os.path.join(data_dir, ".body")}, port)
+    server.status_port = status_port
+    return server
+
+
+def origin_accepts(origin):
+    """Connections the origin has accepted so far (stub_status), not counting this query's own connection."""
+    with socket.create_connection(("127.0.0.1", origin.status_port), timeout=5) as s:
+        s.sendall(b"GET / HTTP/1.0\r\n\r\n")
+        data = b""
+        while chunk := s.recv(4096):
+            data += chunk
+    return int(data.split(b"\r\n\r\n", 1)[1].split(b"\n")[2].split()[0]) - 1
+
+
+def start_nginx_proxy(name, workdir, port, origin_port, tuned, keepalive, sink_port):
+    buffers = """
+        proxy_buffer_size 64k;
+        proxy_buffers 8 64k;
+        client_body_buffer_size 64k;""" if tuned else ""
+    locations = [("/", "origin", origin_port)] + ([("/sink/", "sink", sink_port)] if sink_port else [])
+    text = ""
+    for _, upstream, upstream_port in locations:
+        text += f"""
+    upstream {upstream} {{
+        server 127.0.0.1:{upstream_port};
+        keepalive {keepalive};
+        keepalive_requests 1000000;
+    }}"""
+    text += f"""
+    server {{
+        listen 127.0.0.1:{port} backlog=4096;
+        client_max_body_size 0;"""
+    for path, upstream, _ in locations:
+        text += f"""
+        location {path} {{
+            proxy_pass http://{upstream};
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_buffering off;
+            proxy_request_buffering off;{buffers}
+        }}"""
+    text += """
+    }"""
+    return start_nginx(name, workdir, {"text": text}, port)
+
+
+def start_presignd(binary, workdir, origin_port, keepalive, sink_port):
+    conf = os.path.join(workdir, "presignd.toml")
+    with open(conf, "w") as f:
+        f.write(f"""
+[server]
+listen = ["127.0.0.1:0"]
+admin_listen = ""
+workers = 1
+access_log = false
+
+[server.limits]
+max_connections = 20000
+
+[upstream.local]
+provider = "custom"
+endpoint = "http://127.0.0.1:{origin_port}"
+region = "us-east-1"
+access_key_id = "AKIABENCHMARK"
+secret_access_key = "bench-secret"
+max_idle_connections = {keepalive}
+
+[[bucket]]
+name = "bench"
+upstream = "local"
+access = "read-write"
+""")
+        if sink_port:
+            f.write(f"""
+[upstream.sink]
+provider = "custom"
+endpoint = "http://127.0.0.1:{sink_port}"
+region = "us-east-1"
+access_key_id = "AKIABENCHMARK"
+secret_access_key = "bench-secret"
+max_idle_connections = {keepalive}
+
+[[bucket]]
+name = "sink"
+upstream = "sink"
+access = "read-write"
+""")
+    proc = subprocess.Popen(["taskset", "-c", SERVER_CPU, binary, "run", "--config", conf],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 15
+    while time.time() < deadline:
+        line = proc.stderr.readline()
+        if not line and proc.poll() is not None:
+            break
+        m = re.search(r"msg=Listening listen.address=\S+:(\d+)", line)
+        if m:
+            threading.Thread(target=lambda: proc.stderr.read(), daemon=True).start()
+            return Server("presignd", proc, int(m.group(1)))
+    proc.kill()
+    raise RuntimeError("presignd did not start")
+
+
+def start_sink(workdir):
+    src, binary = os.path.join(workdir, "sink.c"), os.path.join(workdir, "sink")
+    with open(src, "w") as f:
+        f.write(SINK_C)
+    subprocess.run(["cc", "-O2", "-pthread", "-o", binary, src], check=True)
+    port = free_port()
+    proc = subprocess.Popen(["taskset", "-c", SERVER_CPU, binary, str(port)])
+    wait_port(port, proc, "sink")
+    return Server("sink", proc, port)
+
+
+class Bench:
+    def __init__(self, args, workdir, data_dir):
+        self.args, self.workdir, self.data_dir = args, workdir, data_dir
+        self.origin = start_origin(workdir, data_dir, free_port(), free_port())
+        self.sink = start_sink(workdir) if args.sink == "c" else None
+        self.proxies = {}
+
+    def start_proxies(self):
+        self.stop_proxies()
+        o = self.origin.port
+        sink = self.sink.port if self.sink else None
+        self.proxies["nginx-4k"] = start_nginx_proxy("nginx-4k", self.workdir, free_port(), o, tuned=False,
+                                                    keepalive=self.args.upstream_keepalive, sink_port=sink)
+        self.proxies["nginx-64k"] = start_nginx_proxy("nginx-64k", self.workdir, free_port(), o, tuned=True,
+                                                     keepalive=self.args.upstream_keepalive, sink_port=sink)
+        self.proxies["presignd"] = start_presignd(self.args.presignd, self.workdir, o,
+                                                  self.args.upstream_keepalive, sink)
+        for name in TARGETS:  # warm-up: one request each (connections to the origin, signing-key cache)
+            code, size, _, _ = curl([self.url(name, "obj1k")], 10)
+            if code != 200 or size != 1024:
+                raise RuntimeError(f"{name}: warm-up GET answered {code} with {size} bytes")
+        time.sleep(0.2)
+        self.rss_after_start = {name: status_kib(self.server(name).pids, "VmRSS") / 1024 for name in PROXIES}
+
+    def stop_proxies(self):
+        for server in self.proxies.values():
+            server.stop()
+        self.proxies = {}
+
+    def stop(self):
+        self.stop_proxies()
+        self.origin.stop()
+        if self.sink:
+            self.sink.stop()
+
+    def server(self, name):
+        return self.origin if name == "direct" else self.proxies[name]
+
+    def url(self, name, key):
+        return f"http://127.0.0.1:{self.server(name).port}/bench/{key}"
+
+    def put_target(self, name, i):
+        """(URL, server whose CPU and RSS count) for upload number i."""
+        if not self.sink:
+            return self.url(name, f"upload{i}.bin"), self.server(name)
+        if name == "direct":
+            return f"http://127.0.0.1:{self.sink.port}/sink/upload{i}.bin", self.sink
+        return f"http://127.0.0.1:{self.server(name).port}/sink/upload{i}.bin", self.server(name)
+
+    def remove_uploads(self):
+        bucket = os.path.join(self.data_dir, "bench")
+        for entry in os.listdir(bucket):
+            if entry.startswith("upload"):
+                os.unlink(os.path.join(bucket, entry))
+
+
+# ---------------------------------------------------------------------------------------------- load
+
+def curl(args, max_time):
+    out = subprocess.run(
+        ["curl", "-sS", "--max-time", str(max_time), "-o", "/dev/null",
+         "-w", "%{http_code} %{size_download} %{size_upload} %{time_total}"] + args,
+        capture_output=True, text=True)
+    parts = out.stdout.split()
+    if len(parts) != 4:
+        raise RuntimeError(f"curl failed: {out.stderr.strip()}")
+    return int(parts[0]), int(parts[1]), int(parts[2]), float(parts[3])
+
+
+def parse_time(text):
+    m = re.match(r"([\d.]+)(us|ms|s|m)$", text)
+    value, unit = float(m.group(1)), m.group(2)
+    return value * {"us": 1e-3, "ms": 1.0, "s": 1e3, "m": 6e4}[unit]  # milliseconds
+
+
+def wrk_run(bench, name, key, duration):
+    server, origin = bench.server(name), bench.origin
+    accepts = origin_accepts(origin)
+    before, before_origin = cpu_ticks(server.pids), cpu_ticks(origin.pids)
+    out = subprocess.run(["wrk", "-t1", "-c64", f"-d{duration}s", "--timeout", "5s", "--latency",
+                          bench.url(name, key)], capture_output=True, text=True, timeout=duration + 30)
+    cpu, cpu_origin = cpu_ticks(server.pids) - before, cpu_ticks(origin.pids) - before_origin
+    accepts = origin_accepts(origin) - accepts
+    text = out.stdout
+    m = re.search(r"(\d+) requests in", text)
+    if out.returncode != 0 or not m:
+        raise RuntimeError(f"wrk against {name} failed: {out.stderr.strip()} {text}")
+    requests = int(m.group(1))
+    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+    errors = re.search(r"Socket errors: (.*)", text)
+    if bad or errors:
+        print(f"  warning: wrk {name} {key}: {bad.group(0) if bad else ''} {errors.group(0) if errors else ''}",
+              file=sys.stderr)
+    lat = dict(re.findall(r"^\s+(50|99)%\s+(\S+)", text, re.M))
+    us = 1e6 / CLK_TCK
+    return {
+        "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1)),
+        "p50": parse_time(lat["50"]), "p99": parse_time(lat["99"]),
+        "cpu": cpu * us / requests if name != "direct" else None,
+        "cpu_origin": cpu_origin * us / requests,
+        "conns": accepts,
+    }
+
+
+def stream_run(bench, name, method, parallel, size):
+    server = bench.server(name) if method == "GET" else bench.put_target(name, 0)[1]
+    obj = os.path.join(bench.data_dir, "bench", "big.bin")
+    max_time = int(60 + parallel * size / (20 * 2**20))  # generous, but bounded
+    if method == "GET":
+        make = lambda i: [bench.url(name, "big.bin")]
+    else:
+        make = lambda i: ["-T", obj, bench.put_target(name, i)[0]]
+    results = [None] * parallel
+    def work(i):
+        try:
+            results[i] = curl(make(i), max_time)
+        except RuntimeError as e:
+            results[i] = e
+    reset_hwm(server.pids)
+    ticks = cpu_ticks(server.pids)
+    start = time.time()
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(parallel)]
+    for t in threads: t.start()
+    for t in threads: t.join()
+    secs = time.time() - start
+    hwm = status_kib(server.pids, "VmHWM")
+    cpu = (cpu_ticks(server.pids) - ticks) / CLK_TCK  # seconds
+    if method == "PUT":
+        bench.remove_uploads()
+    for r in results:
+        ok = not isinstance(r, Exception) and (r[0] == 200 and r[1] == size if method == "GET"
+                                               else r[0] in PUT_OK and r[2] == size)
+        if not ok:
+            raise RuntimeError(f"{method} x{parallel} via {name}: {r}")
+    return {"mibs": parallel * size / secs / 2**20, "hwm": hwm / 1024 if name != "direct" else None,
+            "cpu": cpu * 1000 / (parallel * size / 2**30)}  # ms of server CPU per GiB moved
+
+
+def read_response(sock):
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise RuntimeError("connection closed before the response head")
+        data += chunk
+    head, body = data.split(b"\r\n\r\n", 1)
+    m = re.search(rb"(?i)\r\ncontent-length:\s*(\d+)", head)
+    if not head.startswith(b"HTTP/1.1 200") or not m:
+        raise RuntimeError(f"unexpected response: {head[:200]!r}")
+    need = int(m.group(1)) - len(body)
+    while need > 0:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise RuntimeError("connection closed in the body")
+        need -= len(chunk)
+
+
+def idle_run(bench, name, counts, batch=100):
+    """Opens max(counts) keep-alive connections in batches (one 1 KiB GET on each, answered, then held open) and
+    returns {count: KiB of RSS per connection} over the RSS before the first one."""
+    server = bench.server(name)
+    port = server.port
+    request = f"GET /bench/obj1k HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+    time.sleep(0.3)
+    base = status_kib(server.pids, "VmRSS")
+    socks, result = [], {}
+    try:
+        for target in sorted(counts):
+            while len(socks) < target:
+                group = []
+                for _ in range(min(batch, target - len(socks))):
+                    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+                    s.sendall(request)
+                    group.append(s)
+                for s in group:
+                    read_response(s)
+                socks += group
+            time.sleep(0.5)
+            for s in socks[:: max(1, len(socks) // 50)]:  # still open (not closed by an idle timeout)?
+                s.setblocking(False)
+                try:
+                    if s.recv(1) == b"":
+                        raise RuntimeError(f"{name} closed an idle connection")
+                except BlockingIOError:
+                    pass
+                s.setblocking(True)
+            result[target] = (status_kib(server.pids, "VmRSS") - base) / target
+    finally:
+        for s in socks:
+            s.close()
+    return result
+
+
+def sign_run(binary):
+    out = subprocess.run(["taskset", "-c", str(LOAD_CPU), binary, "200000"], capture_output=True, text=True,
+                         timeout=120)
+    cached = re.search(r"cached key:\s+(\d+) ns/op wall, (\d+) ns/op CPU", out.stdout)
+    uncached = re.search(r"no key cache:\s+(\d+) ns/op wall, (\d+) ns/op CPU", out.stdout)
+    if not cached:
+        raise RuntimeError(f"presignd-bench output not understood: {out.stdout} {out.stderr}")
+    return int(cached.group(2)) / 1000, (int(uncached.group(2)) / 1000 if uncached else None)
+
+
+# ---------------------------------------------------------------------------------------------- report
+
+def med(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def fmt(value, spec):
+    return "-" if value is None else format(value, spec)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--presignd", default=os.path.join(ROOT, ".build/release/presignd"))
+    ap.add_argument("--presignd-bench", default=None, help="default: presignd-bench next to --presignd")
+    ap.add_argument("--quick", action="store_true", help="2 s wrk runs, 1 repetition, 64 MiB objects")
+    ap.add_argument("--duration", type=int, help="seconds per wrk run (default 6, quick 2)")
+    ap.add_argument("--reps", type=int, help="repetitions (default 3, quick 1)")
+    ap.add_argument("--stream-reps", type=int, help="repetitions of the big transfers (default 2, quick 1)")
+    ap.add_argument("--big-mib", type=int, help="size of the big object in MiB (default 1024, quick 64)")
+    ap.add_argument("--parallel", type=int, default=8, help="concurrent big transfers (default 8)")
+    ap.add_argument("--idle", default="1000,5000", help="idle connection counts (default 1000,5000)")
+    ap.add_argument("--phases", default="idle,wrk,stream,sign")
+    ap.add_argument("--sink", choices=("c", "dav"), default="c" if shutil.which("cc") else "dav",
+                    help="PUT sink: a small C server that reads and discards bodies (default, needs cc) or "
+                         "nginx WebDAV writing into tmpfs (uploads deleted after each run)")
+    ap.add_argument("--upstream-keepalive", type=int, default=128,
+                    help="idle upstream connections kept per proxy worker: nginx `keepalive`, presignd "
+                         "`max_idle_connections` (default 128; presignd's own default is 32, fewer than wrk's 64)")
+    args = ap.parse_args()
+    duration = args.duration or (2 if args.quick else 6)
+    reps = args.reps or (1 if args.quick else 3)
+    stream_reps = args.stream_reps or (1 if args.quick else 2)
+    big_mib = args.big_mib or (64 if args.quick else 1024)
+    idle_counts = [int(c) for c in args.idle.split(",") if c]
+    phases = set(args.phases.split(","))
+    args.presignd = os.path.abspath(args.presignd)
+    signer_bin = args.presignd_bench or os.path.join(os.path.dirname(args.presignd), "presignd-bench")
+    for path in [args.presignd] + ([signer_bin] if "sign" in phases else []):
+        if not os.access(path, os.X_OK):
+            sys.exit(f"no executable at {path} (swift build -c release --product presignd / presignd-bench)")
+    for tool in ("nginx", "wrk", "curl", "taskset"):
+        if not shutil.which(tool):
+            sys.exit(f"{tool} not found")
+
+    # File descriptors for 5,000 idle connections (servers started from here inherit the limit).
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    need = 2 * max(idle_counts + [0]) + 1000
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    if hard < need:
+        print(f"warning: RLIMIT_NOFILE hard limit {hard} < {need}", file=sys.stderr)
+    os.sched_setaffinity(0, {LOAD_CPU})  # this script, wrk and curl on CPU 1; servers are started on CPU 0
+
+    size = big_mib * 2**20
+    workdir = tempfile.mkdtemp(prefix="presignd-cmp-")
+    shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    data_dir = tempfile.mkdtemp(prefix="presignd-cmp-data-", dir=shm)
+    bucket = os.path.join(data_dir, "bench")
+    os.makedirs(bucket)
+    os.makedirs(os.path.join(data_dir, ".body"))
+    for path in (workdir, data_dir, bucket):
+        os.chmod(path, 0o755)
+    for key, n in (("obj1k", 1024), ("obj64k", 65536)):
+        with open(os.path.join(bucket, key), "wb") as f:
+            f.write(os.urandom(n))
+    with open(os.path.join(bucket, "big.bin"), "wb") as f:
+        f.truncate(size)  # sparse on tmpfs: the read path still copies every byte
+    for key in ("obj1k", "obj64k", "big.bin"):
+        os.chmod(os.path.join(bucket, key), 0o644)
+
+    load_before = os.getloadavg()
+    started = time.time()
+    wrk_res = {(t, k): [] for t in TARGETS for k in ("obj1k", "obj64k")}
+    rss_start = {}
+    stream_res = {(t, m, p): [] for t in TARGETS for m in ("GET", "PUT") for p in (1, args.parallel)}
+    idle_res = {t: [] for t in TARGETS}
+    sign = None
+    bench = Bench(args, workdir, data_dir)
+    try:
+        def order(rep):
+            k = rep % len(TARGETS)
+            return TARGETS[k:] + TARGETS[:k]
+
+        if "idle" in phases and idle_counts:
+            print(f"# idle connections {idle_counts} (fresh proxies)", file=sys.stderr)
+            bench.start_proxies()
+            for name in order(0):
+                idle_res[name].append(idle_run(bench, name, idle_counts))
+                print(f"  {name}: " + ", ".join(f"{n}: {v:.2f} KiB/conn" for n, v in idle_res[name][-1].items()),
+                      file=sys.stderr)
+                time.sleep(0.5)
+
+        if "wrk" in phases:
+            print(f"# wrk -t1 -c64 -d{duration}s x {reps} (fresh proxies)", file=sys.stderr)
+            bench.start_proxies()
+            for name in TARGETS:  # warm-up
+                wrk_run(bench, name, "obj1k", 1)
+            for rep in range(reps):
+                for key in ("obj1k", "obj64k"):
+                    for name in order(rep):
+                        r = wrk_run(bench, name, key, duration)
+                        wrk_res[(name, key)].append(r)
+                        print(f"  rep {rep + 1} {key} {name}: {r['rps']:.0f} req/s, p50 {r['p50']:.2f} ms, "
+                              f"p99 {r['p99']:.2f} ms, proxy {fmt(r['cpu'], '.1f')} µs/req, "
+                              f"origin {r['cpu_origin']:.1f} µs/req, {r['conns']} origin conns", file=sys.stderr)
+
+        if "stream" in phases:
+            print(f"# {big_mib} MiB GET/PUT, 1 and {args.parallel} at once, x {stream_reps} (fresh proxies)",
+                  file=sys.stderr)
+            bench.start_proxies()
+            rss_start = dict(bench.rss_after_start)
+            for rep in range(stream_reps):
+                for method in ("GET", "PUT"):
+                    for parallel in (1, args.parallel):
+                        for name in order(rep):
+                            r = stream_run(bench, name, method, parallel, size)
+                            stream_res[(name, method, parallel)].append(r)
+                            print(f"  rep {rep + 1} {method} x{parallel} {name}: {r['mibs']:.0f} MiB/s, "
+                                  f"peak RSS {fmt(r['hwm'], '.1f')} MiB, {r['cpu']:.0f} CPU ms/GiB", file=sys.stderr)
+
+        if "sign" in phases:
+            sign = sign_run(signer_bin)
+    finally:
+        bench.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+        shutil.rmtree(data_dir, ignore_errors=True)
+    load_after = os.getloadavg()
+
+    # ------------------------------------------------------------------ table
+    size_label = f"{big_mib // 1024} GiB" if big_mib % 1024 == 0 else f"{big_mib} MiB"
+    print()
+    print(f"presignd vs nginx: wrk -t1 -c64 -d{duration}s x {reps}, big transfers x {stream_reps}, interleaved, medians; "
+          f"servers on CPU {SERVER_CPU}, load on CPU {LOAD_CPU}; upstream keepalive pool {args.upstream_keepalive}")
+    print(f"load average before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, after "
+          f"{load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}; run took {time.time() - started:.0f} s")
+    cols = TARGETS
+    width = 11
+    def row(label, values):
+        print(f"{label:<34}" + "".join(f"{v:>{width}}" for v in values))
+    row("", cols)
+    summary = {}
+    if "wrk" in phases:
+        for key, label in (("obj1k", "1 KiB"), ("obj64k", "64 KiB")):
+            for metric, text, spec in (("rps", "req/s", ".0f"), ("p50", "p50 ms", ".2f"), ("p99", "p99 ms", ".2f"),
+                                       ("cpu", "proxy CPU µs/req", ".1f"), ("cpu_origin", "origin CPU µs/req", ".1f"),
+                                       ("conns", "conns opened to origin", ".0f")):
+                values = {t: med([r[metric] for r in wrk_res[(t, key)]]) for t in cols}
+                summary[(key, metric)] = values
+                row(f"GET {label} {text}", [fmt(values[t], spec) for t in cols])
+    if "stream" in phases:
+        row("RSS after start + 1 GET, MiB", ["-"] + [f"{rss_start[t]:.1f}" for t in PROXIES])
+        for method in ("GET", "PUT"):
+            for parallel in (1, args.parallel):
+                for metric, text, spec in (("mibs", "MiB/s", ".0f"), ("hwm", "peak RSS MiB", ".1f"),
+                                           ("cpu", "CPU ms/GiB", ".0f")):
+                    values = {t: med([r[metric] for r in stream_res[(t, method, parallel)]]) for t in cols}
+                    summary[(method, parallel, metric)] = values
+                    row(f"{method} {size_label} x{parallel} {text}", [fmt(values[t], spec) for t in cols])
+    if idle_res["presignd"]:
+        for n in idle_counts:
+            values = {t: med([r[n] for r in idle_res[t]]) for t in cols}
+            summary[("idle", n)] = values
+            row(f"idle {n} conns RSS KiB/conn", [fmt(values[t], ".2f") for t in cols])
+    if sign:
+        print(f"SigV4 header signature (presignd-bench, thread CPU): {sign[0]:.2f} µs cached signing key"
+              + (f", {sign[1]:.2f} µs without the cache" if sign[1] is not None else ""))
+
+    # ------------------------------------------------------------------ ratios and targets
+    print()
+    print("presignd / better nginx (>1 is better for rates, <1 for costs):")
+    checks = []
+    def ratio(label, values, higher_is_better):
+        p = values.get("presignd")
+        ngx = [values[n] for n in ("nginx-4k", "nginx-64k") if values.get(n) is not None]
+        if p is None or not ngx:
+            return None
+        best = max(ngx) if higher_is_better else min(ngx)
+        r = p / best if best else float("inf")
+        print(f"  {label:<36} presignd {p:10.2f}  best nginx {best:10.2f}  ratio {r:5.2f}")
+        return r
+    def check(text, ok):
+        checks.append((text, ok))
+    if "wrk" in phases:
+        r = ratio("GET 1 KiB CPU µs/req", summary[("obj1k", "cpu")], False)
+        if r is not None: check(f"1 KiB GET proxy CPU/req <= 1.0x nginx ({r:.2f}x)", r <= 1.0)
+        r = ratio("GET 1 KiB req/s", summary[("obj1k", "rps")], True)
+        if r is not None: check(f"1 KiB GET req/s >= 1.0x nginx ({r:.2f}x)", r >= 1.0)
+        ratio("GET 1 KiB p99 ms", summary[("obj1k", "p99")], False)
+        ratio("GET 64 KiB CPU µs/req", summary[("obj64k", "cpu")], False)
+        r = ratio("GET 64 KiB req/s", summary[("obj64k", "rps")], True)
+        if r is not None: check(f"64 KiB GET req/s >= 1.0x tuned nginx ({r:.2f}x)", r >= 1.0)
+        ratio("GET 64 KiB p99 ms", summary[("obj64k", "p99")], False)
+    if "stream" in phases:
+        for method in ("GET", "PUT"):
+            for parallel in (1, args.parallel):
+                r = ratio(f"{method} {size_label} x{parallel} MiB/s", summary[(method, parallel, "mibs")], True)
+                if r is not None: check(f"{size_label} {method} x{parallel} MiB/s >= 1.0x tuned nginx ({r:.2f}x)",
+                                        r >= 1.0)
+                ratio(f"{method} {size_label} x{parallel} peak RSS MiB", summary[(method, parallel, "hwm")], False)
+                ratio(f"{method} {size_label} x{parallel} CPU ms/GiB", summary[(method, parallel, "cpu")], False)
+        peak = max(summary[(m, args.parallel, "hwm")]["presignd"] for m in ("GET", "PUT"))
+        check(f"peak RSS <= 32 MiB with {args.parallel} {size_label} transfers in flight ({peak:.1f} MiB)",
+              peak <= 32)
+    if idle_res["presignd"]:
+        for n in idle_counts:
+            ratio(f"idle {n} RSS KiB/conn", summary[("idle", n)], False)
+            v = summary[("idle", n)]["presignd"]
+            check(f"<= 4 KiB RSS per idle keep-alive connection at {n} ({v:.2f} KiB)", v <= 4.0)
+    if sign:
+        check(f"SigV4 header signature <= 2 µs with a warm key cache ({sign[0]:.2f} µs)", sign[0] <= 2.0)
+    print()
+    for text, ok in checks:
+        print(f"{'PASS' if ok else 'FAIL'}: {text}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

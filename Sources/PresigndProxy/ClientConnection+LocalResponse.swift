@@ -11,6 +11,11 @@ extension ClientConnection {
     ) {
         let requestID = exchange?.requestID ?? requestID ?? worker.nextRequestID()
         let (status, code) = error.statusAndCode
+        switch error {
+        case .accessDenied, .entityTooLarge, .headersTooLarge, .requestLineTooLong, .requestTimeout:
+            worker.metrics.denied(code: code)
+        default: break
+        }
         let body = error.xmlBody(requestID: requestID, resource: resource)
         if closing { closeAfterResponse = true }
         writeLocal(

@@ -226,6 +226,10 @@ extension ClientConnection {
         exchange.upstream = connection
         EvBuffer.add(connection.output, exchange.encodedHead)
         worker.upstreamAttached(connection, to: exchange, upstream: target.name)
+        if let failure = connection.earlyFailure {
+            upstreamEnded(connection, failure)
+            return
+        }
         if exchange.spool != nil {
             pumpSpool()
         } else if requestPhase == .body {
@@ -239,6 +243,7 @@ extension ClientConnection {
         case 414: proxyError = .requestLineTooLong
         case 431: proxyError = .headersTooLarge
         case 501: proxyError = .notImplemented("\(error)")
+        case 505: proxyError = .versionNotSupported
         default: proxyError = .badRequest("\(error)")
         }
         if exchange != nil && responsePhase == .body {

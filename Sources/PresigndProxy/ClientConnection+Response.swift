@@ -138,6 +138,10 @@ extension ClientConnection: UpstreamConnectionDelegate {
 
     private func writeResponseHead(_ head: ResponseHead, exchange: Exchange) {
         responsePhase = .body
+        // First byte seen: from now on a silent upstream is a stalled body (body_idle_timeout).
+        exchange.upstream?.setTimeouts(
+            readMilliseconds: settings.limits.bodyIdleTimeoutMilliseconds,
+            writeMilliseconds: settings.limits.bodyIdleTimeoutMilliseconds)
         exchange.responseStatus = head.status
         let framing = exchange.responseDecoder.framing
         let bodyless = exchange.method == "HEAD" || head.status == 204 || head.status == 304
@@ -209,6 +213,8 @@ extension ClientConnection: UpstreamConnectionDelegate {
 extension Exchange {
     func isRetryableAfter(_ connection: UpstreamConnection) -> Bool {
         guard !hasRetried, !receivedResponseByte, connection.isReused else { return false }
+        // POST is never replayed, bodyless or not (`?uploads` would create a second upload).
+        guard method != "POST" else { return false }
         let idempotent = method == "GET" || method == "HEAD" || method == "DELETE" || method == "OPTIONS"
         return (idempotent && !requestHasBody) || requestBodyBytes == 0
     }

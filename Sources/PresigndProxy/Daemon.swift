@@ -149,6 +149,11 @@ final class Daemon {
     /// Runs the main loop until the workers have drained (or `shutdown_timeout` passed).
     func run() -> Int32 {
         loop.run()
+        // Workers that finished are joined; after a shutdown timeout the rest are left to exit().
+        let allFinished = finishedWorkersCounter.value == workers.count
+        for thread in threads {
+            if allFinished { pthread_join(thread, nil) } else { pthread_detach(thread) }
+        }
         for spec in boundListen {
             if case .unix(let path) = spec { unlink(path) }
         }

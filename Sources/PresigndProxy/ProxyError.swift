@@ -9,6 +9,7 @@ enum ProxyError: Error, Equatable {
     case noSuchBucket(String)
     case accessDenied(String)
     case entityTooLarge
+    case versionNotSupported
     case upstreamDNS(String)
     case upstreamConnect(String)
     case upstreamTLS(String)
@@ -28,6 +29,7 @@ enum ProxyError: Error, Equatable {
         case .noSuchBucket: (404, "NoSuchBucket")
         case .accessDenied: (403, "AccessDenied")
         case .entityTooLarge: (413, "EntityTooLarge")
+        case .versionNotSupported: (505, "HTTPVersionNotSupported")
         case .upstreamDNS: (502, "UpstreamDNSFailure")
         case .upstreamConnect: (502, "UpstreamConnectFailure")
         case .upstreamTLS: (502, "UpstreamTLSFailure")
@@ -48,6 +50,7 @@ enum ProxyError: Error, Equatable {
         case .noSuchBucket: "The specified bucket is not configured in presignd."
         case .accessDenied(let detail): "Access denied by presignd policy: \(detail)."
         case .entityTooLarge: "The request body exceeds the configured maximum size."
+        case .versionNotSupported: "Only HTTP/1.0 and HTTP/1.1 are supported."
         case .upstreamDNS(let detail): "The upstream host name could not be resolved: \(detail)."
         case .upstreamConnect(let detail): "The upstream could not be reached: \(detail)."
         case .upstreamTLS(let detail): "The upstream TLS handshake or certificate check failed: \(detail)."

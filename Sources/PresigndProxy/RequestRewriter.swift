@@ -86,9 +86,12 @@ enum RequestRewriter {
         }
         // Client presign parameters never reach the upstream (DESIGN §6).
         query.removeAll { PresignParameters.isPresignParameter(name: $0.name) }
-        let listPrefix = query.first { $0.name == "prefix" }?.value
-        if let denial = AccessPolicy.denial(route: route, method: head.method, key: key, listPrefix: listPrefix) {
-            return .failure(.accessDenied(denial))
+        // Every `prefix` a listing names must pass, not just the first (a repeated key is forwarded).
+        let listPrefixes = query.filter { $0.name == "prefix" }.map(\.value)
+        for listPrefix in listPrefixes.isEmpty ? [nil] : listPrefixes.map(Optional.some) {
+            if let denial = AccessPolicy.denial(route: route, method: head.method, key: key, listPrefix: listPrefix) {
+                return .failure(.accessDenied(denial))
+            }
         }
         if let maxUpload = route.maxUploadSize, case .contentLength(let length) = framing, length > maxUpload {
             return .failure(.entityTooLarge)
@@ -106,6 +109,15 @@ enum RequestRewriter {
             if lower == "x-amz-content-sha256" { clientPayload = value }
             if framingHeaders.contains(lower) || connectionListed.contains(lower) { continue }
             if HeaderPolicy.rule(forLowercasedName: lower) == .strip { continue }
+            if lower == "x-amz-copy-source" {
+                // CopyObject / UploadPartCopy read the source with presignd's keys: the source must
+                // be a bucket presignd serves on the same upstream, inside its policy.
+                switch CopySource.rewrite(value, settings: settings, upstreamIndex: route.upstreamIndex) {
+                case .failure(let error): return .failure(error)
+                case .success(let rewritten): headers.append((name, rewritten))
+                }
+                continue
+            }
             headers.append((name, value))
         }
         var payload: PayloadHash = framing == .none ? .emptyBody : .unsigned

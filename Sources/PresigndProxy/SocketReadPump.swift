@@ -26,6 +26,7 @@ final class SocketReadPump {
     private weak var delegate: SocketReadPumpDelegate?
     private var timeoutMilliseconds: Int
     private(set) var isEnabled = false
+    private var hasTimeout = false
 
     /// Bounds for one read; the size adapts between them (no `FIONREAD` syscall per read).
     static let maxRead = 1 << 20
@@ -55,14 +56,20 @@ final class SocketReadPump {
         if timeoutMilliseconds > 0 {
             var timeout = timeValue(milliseconds: timeoutMilliseconds)
             event_add(event, &timeout)
+            hasTimeout = true
         } else {
+            // event_add(ev, NULL) keeps a timeout already scheduled: delete first to clear it.
+            // (With the epoll changelist the delete and re-add cost no system call.)
+            if hasTimeout { event_del(event) }
             event_add(event, nil)
+            hasTimeout = false
         }
     }
 
     func disable() {
         guard let event else { return }
         isEnabled = false
+        hasTimeout = false
         event_del(event)
     }
 

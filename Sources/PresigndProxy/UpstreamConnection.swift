@@ -41,6 +41,8 @@ final class UpstreamConnection: SocketReadPumpDelegate {
     /// Set while idle in a pool: called when the idle connection closes or times out.
     var onIdleClose: ((UpstreamConnection) -> Void)?
     private var isFreed = false
+    /// A failure reported before anyone listened (evdns can answer inside `connect_hostname`).
+    private(set) var earlyFailure: UpstreamFailure?
     private let loop: EventLoop
     /// Plain connections read through a pump once connected (large reads; see `SocketReadPump`).
     private var pump: SocketReadPump?
@@ -205,6 +207,8 @@ final class UpstreamConnection: SocketReadPumpDelegate {
             delegate.upstreamEnded(self, failure)
         } else if let onIdleClose {
             onIdleClose(self)
+        } else {
+            earlyFailure = failure
         }
     }
 

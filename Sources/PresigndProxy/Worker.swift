@@ -88,7 +88,7 @@ final class Worker {
     func connectionClosed(_ connection: ClientConnection) {
         guard connections.removeValue(forKey: ObjectIdentifier(connection)) != nil else { return }
         metrics.connectionClosed()
-        if !isDraining && connections.count == settings.limits.maxConnectionsPerWorker - 1 {
+        if !isDraining && connections.count < settings.limits.maxConnectionsPerWorker {
             for listener in listeners { evconnlistener_enable(listener) }
         }
         if isDraining && connections.isEmpty { finishDrain() }

@@ -65,6 +65,8 @@ final class WorkerMetrics: Sendable {
         var totalConnections = 0
         var duration = Histogram()
         var signingFailures = 0
+        /// Requests refused by presignd's policy or limits, by S3 error code.
+        var denials: [String: Int] = [:]
 
         // Presigned links (issue 7): 307 redirects served, by bucket.
         var redirects: [String: Int] = [:]
@@ -88,6 +90,11 @@ final class WorkerMetrics: Sendable {
 
     func signingFailed() {
         counters.withLock { $0.signingFailures += 1 }
+    }
+
+    /// A request refused by policy (403) or a limit (413, 431, 414, 408).
+    func denied(code: String) {
+        counters.withLock { $0.denials[code, default: 0] += 1 }
     }
 
     func requestStarted() {

@@ -147,9 +147,6 @@ def _pool_one_connection(daemon, conn: RawConnection) -> None:
     assert first.status == 200 and first.body == b"ok"
 
 
-@pytest.mark.xfail(strict=True, reason="bug: ClientConnection.processUpstreamInput sets exchange.receivedResponseByte = "
-                   "true after any decoder step, even needMore(0) over an empty buffer; upstreamEnded runs it before "
-                   "isRetryableAfter, so a GET on a pooled connection the upstream closed is never retried: 502")
 def test_dropped_pooled_connection_is_retried_for_get(fault_daemon, faulty):
     faulty.mode = "drop_second"
     with _connect(fault_daemon) as conn:

@@ -106,7 +106,7 @@ MALFORMED = [
     ("too-many-headers", MANY_HEADERS, 431, True),
     ("header-section-too-large", BIG_HEADER, 431, True),
     ("http-0.9", b"GET /sec-bucket/k\r\n\r\n", 400, True),
-    ("http-2-preface", b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 400, True),
+    ("http-2-preface", b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 505, True),
 ]
 
 

@@ -16,7 +16,7 @@ protocol SocketReadPumpDelegate: AnyObject {
 /// libevent 2.1 reads a socket at most 4096 bytes per call (`EVBUFFER_MAX_READ`), one loop
 /// iteration each, which capped uploads at ~170 MB/s (DESIGN §7). The pump reserves space in the
 /// input buffer, reads with one `readv`, and commits what arrived. The reservation adapts: it
-/// doubles while reads fill it (bulk bodies, up to 1 MiB) and halves for small messages, so idle
+/// doubles while reads fill it (bulk bodies, up to 256 KiB) and halves for small messages, so idle
 /// keep-alive connections hold no big buffers. The bufferevent keeps the write side; its own
 /// reading stays disabled.
 final class SocketReadPump {
@@ -29,7 +29,7 @@ final class SocketReadPump {
     private var hasTimeout = false
 
     /// Bounds for one read; the size adapts between them (no `FIONREAD` syscall per read).
-    static let maxRead = 1 << 20
+    static let maxRead = 256 * 1024
     static let minRead = 4096
     private var readSize = 16384
 

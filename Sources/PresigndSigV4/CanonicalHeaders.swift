@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The canonical headers block and the SignedHeaders list (SIGV4-S3-RULES §4.1).
 struct CanonicalHeaders {
     /// One header to sign: its lower-case name, its value as sent, and its arrival position.
@@ -19,14 +23,39 @@ struct CanonicalHeaders {
 
     /// Sorts by name comparing bytes; equal names keep arrival order (§4.1: repeated values are not sorted).
     mutating func sort() {
-        entries.sort { left, right in
-            if left.name == right.name { return left.order < right.order }
-            return left.name.utf8.lexicographicallyPrecedes(right.name.utf8)
+        // Insertion sort: a request has a handful of headers, mostly arriving nearly sorted, and a
+        // stable sort keeps repeated names in arrival order (§4.1).
+        var index = 1
+        while index < entries.count {
+            let entry = entries[index]
+            var slot = index
+            while slot > 0 && Self.bytesLess(entry.name, entries[slot - 1].name) {
+                entries[slot] = entries[slot - 1]
+                slot -= 1
+            }
+            if slot != index { entries[slot] = entry }
+            index += 1
         }
     }
 
     /// Appends `name:value\n` lines (repeated names joined with `,`) to `output`, and the `;`-joined names to
     /// `signedHeaders`. Call `sort()` first.
+    /// Byte order of the UTF-8 forms (§4.1 sorts by bytes, not by Unicode collation).
+    static func bytesLess(_ left: String, _ right: String) -> Bool {
+        var left = left
+        var right = right
+        return left.withUTF8 { a in
+            right.withUTF8 { b in
+                let common = min(a.count, b.count)
+                if common > 0, let pa = a.baseAddress, let pb = b.baseAddress {
+                    let order = memcmp(pa, pb, common)
+                    if order != 0 { return order < 0 }
+                }
+                return a.count < b.count
+            }
+        }
+    }
+
     func append(to output: inout [UInt8], signedHeaders: inout [UInt8]) {
         var index = 0
         while index < entries.count {

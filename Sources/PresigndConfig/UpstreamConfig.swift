@@ -39,8 +39,9 @@ public struct UpstreamConfig: Sendable, Hashable {
     public var firstByteTimeout: ConfigDuration = .seconds(60)
     /// `idle_timeout`: how long a pooled keep-alive connection is kept. Default 60 s.
     public var idleTimeout: ConfigDuration = .seconds(60)
-    /// `max_idle_connections`: pooled idle connections per worker. Default 32.
-    public var maxIdleConnections: Int = 32
+    /// `max_idle_connections`: pooled idle connections per worker. Default 128 (at least the number of
+    /// concurrent requests expected, or connections are opened and closed per request).
+    public var maxIdleConnections: Int = 128
     /// `aws_chunked`. Default auto.
     public var awsChunked: AWSChunkedMode = .auto
 

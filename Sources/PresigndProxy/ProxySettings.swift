@@ -16,7 +16,7 @@ struct UpstreamTarget: Sendable {
     var connectTimeoutMilliseconds: Int = 5_000
     var firstByteTimeoutMilliseconds: Int = 60_000
     var idleTimeoutMilliseconds: Int = 60_000
-    var maxIdleConnections: Int = 32
+    var maxIdleConnections: Int = 128
     /// Client `aws-chunked` bodies go upstream as they are (AWS S3) instead of being unwrapped
     /// into plain bodies (R2 rejects streaming payloads; SIGV4-S3-RULES §5.3).
     var forwardsAWSChunked: Bool = false

@@ -218,20 +218,6 @@ enum JSONWriter {
     }
 
     static func quote(_ text: String) -> String {
-        let hex = Array("0123456789abcdef")
-        var output = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                output += "\\u00" + String(hex[Int(scalar.value >> 4)]) + String(hex[Int(scalar.value & 0xF)])
-            default: output.unicodeScalars.append(scalar)
-            }
-        }
-        return output + "\""
+        JSONText.quoted(text)
     }
 }

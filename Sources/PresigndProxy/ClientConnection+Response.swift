@@ -3,12 +3,6 @@ import PresigndHTTP1
 
 /// The response side: decode the upstream's bytes and stream them to the client.
 extension ClientConnection: UpstreamConnectionDelegate {
-    /// Response headers that describe one hop only; presignd frames its own (RFC 9110 §7.6.1).
-    static let hopByHopResponseHeaders: Set<String> = [
-        "connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection",
-        "proxy-authenticate",
-    ]
-
     func upstreamReadable(_ connection: UpstreamConnection) {
         processUpstreamInput()
         settle()
@@ -154,7 +148,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(1024)
         bytes.append(contentsOf: "HTTP/1.1 \(head.status) \(head.reason)\r\n".utf8)
-        for (name, value) in head.headers where !Self.hopByHopResponseHeaders.contains(name.lowercased()) {
+        for (name, value) in head.headers where !ASCIIName.isHopByHopResponseHeader(name) {
             bytes.append(contentsOf: name.utf8)
             bytes.append(contentsOf: ": ".utf8)
             bytes.append(contentsOf: value.utf8)

@@ -105,7 +105,7 @@ enum RequestRewriter {
         let connectionListed = connectionTokens(head.headers)
         var clientPayload: String? = nil
         for (name, value) in head.headers {
-            let lower = name.lowercased()
+            let lower = ASCIIName.lowercased(name)
             if lower == "x-amz-content-sha256" { clientPayload = value }
             if framingHeaders.contains(lower) || connectionListed.contains(lower) { continue }
             if HeaderPolicy.rule(forLowercasedName: lower) == .strip { continue }
@@ -200,10 +200,14 @@ enum RequestRewriter {
 
     /// Splits `path?query`; the fragment is never sent (SIGV4-S3-RULES §3).
     static func splitTarget(_ target: Substring) -> (path: Substring, query: Substring) {
-        var target = target
-        if let hash = target.firstIndex(of: "#") { target = target[..<hash] }
-        guard let question = target.firstIndex(of: "?") else { return (target, "") }
-        return (target[..<question], target[target.index(after: question)...])
+        // On UTF-8 code units: `Character` search runs grapheme breaking on every byte.
+        let utf8 = target.utf8
+        var end = utf8.endIndex
+        if let hash = utf8.firstIndex(of: UInt8(ascii: "#")) { end = hash }
+        guard let question = utf8[..<end].firstIndex(of: UInt8(ascii: "?")) else {
+            return (Substring(utf8[..<end]), "")
+        }
+        return (Substring(utf8[..<question]), Substring(utf8[utf8.index(after: question)..<end]))
     }
 
     /// Header names listed in `Connection` (hop-by-hop, RFC 9110 §7.6.1).

@@ -43,6 +43,9 @@ final class UpstreamConnection: SocketReadPumpDelegate {
     private var isFreed = false
     /// A failure reported before anyone listened (evdns can answer inside `connect_hostname`).
     private(set) var earlyFailure: UpstreamFailure?
+    /// Bounds name resolution plus TCP (and TLS) setup: evdns can park a query indefinitely when
+    /// every nameserver is marked down, and the bufferevent's own timeout starts only at connect().
+    private var connectDeadline: LoopTimer?
     private let loop: EventLoop
     /// Plain connections read through a pump once connected (large reads; see `SocketReadPump`).
     private var pump: SocketReadPump?
@@ -105,6 +108,12 @@ final class UpstreamConnection: SocketReadPumpDelegate {
         var readTimeout = timeValue(milliseconds: target.firstByteTimeoutMilliseconds)
         bufferevent_set_timeouts(bev, &readTimeout, &connectTimeout)
         bufferevent_enable(bev, Int16(EV_READ | EV_WRITE))
+        let deadline = LoopTimer(loop: loop) { [unowned self] in
+            guard !self.isConnected, !self.isFreed else { return }
+            self.report(.connect("timed out resolving or connecting to the upstream"))
+        }
+        deadline.schedule(milliseconds: target.connectTimeoutMilliseconds)
+        connectDeadline = deadline
         if bufferevent_socket_connect_hostname(bev, loop.dns, AF_UNSPEC, target.host, Int32(target.port)) != 0 {
             let reason = Self.dnsOrSocketError(bev)
             bufferevent_free(bev)
@@ -153,6 +162,8 @@ final class UpstreamConnection: SocketReadPumpDelegate {
     func free() {
         guard !isFreed else { return }
         isFreed = true
+        connectDeadline?.cancel()
+        connectDeadline = nil
         delegate = nil
         onIdleClose = nil
         if let ssl, isConnected {
@@ -180,6 +191,8 @@ final class UpstreamConnection: SocketReadPumpDelegate {
         let events = Int32(events)
         if events & Int32(BEV_EVENT_CONNECTED) != 0 {
             isConnected = true
+            connectDeadline?.cancel()
+            connectDeadline = nil
             if let ssl {
                 resumedSession = SSL_session_reused(ssl) == 1
                 onTLSHandshake?(resumedSession)
@@ -203,6 +216,12 @@ final class UpstreamConnection: SocketReadPumpDelegate {
         } else {
             failure = .closed
         }
+        report(failure)
+    }
+
+    /// Hands a failure to whoever listens: the exchange, the pool, or nobody yet (kept for later).
+    private func report(_ failure: UpstreamFailure) {
+        connectDeadline?.cancel()
         if let delegate {
             delegate.upstreamEnded(self, failure)
         } else if let onIdleClose {

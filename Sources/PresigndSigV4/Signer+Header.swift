@@ -94,8 +94,9 @@ extension Signer {
         authorizationValue += credentials.accessKeyID
         authorizationValue += "/"
         authorizationValue += scope(dateStamp: dateStamp)
+        let signedHeadersText = String(decoding: signedHeaders, as: UTF8.self)
         authorizationValue += ", SignedHeaders="
-        authorizationValue += String(decoding: signedHeaders, as: UTF8.self)
+        authorizationValue += signedHeadersText
         authorizationValue += ", Signature="
         authorizationValue += signature
         sent.append(("Authorization", authorizationValue))
@@ -104,7 +105,7 @@ extension Signer {
             method: request.method,
             target: canonicalQuery.isEmpty ? request.path : request.path + "?" + canonicalQuery,
             headers: sent, canonicalQuery: canonicalQuery,
-            signedHeaders: String(decoding: signedHeaders, as: UTF8.self), signature: signature,
+            signedHeaders: signedHeadersText, signature: signature,
             authorization: authorizationValue, canonicalRequestBytes: bytes, stringToSignBytes: stringToSign)
     }
 

@@ -16,6 +16,8 @@ public final class Signer {
     private var keyCache: [(dateStamp: String, key: [UInt8])] = []
     /// The date stamp whose key `signingMAC` currently holds.
     private var keyedDateStamp: String?
+    /// The last scope string built, per date stamp (one a day; saves four concatenations a request).
+    private var scopeCache: (dateStamp: String, scope: String)?
 
     /// - Throws: `SigV4Error.crypto` when OpenSSL cannot provide HMAC or SHA-256.
     public init(credentials: Credentials, region: String, service: String = "s3") throws(SigV4Error) {
@@ -57,7 +59,10 @@ public final class Signer {
 
     /// `yyyymmdd/region/service/aws4_request` as a `String`.
     func scope(dateStamp: String) -> String {
-        dateStamp + "/" + region + "/" + service + "/aws4_request"
+        if let scopeCache, scopeCache.dateStamp == dateStamp { return scopeCache.scope }
+        let scope = dateStamp + "/" + region + "/" + service + "/aws4_request"
+        scopeCache = (dateStamp, scope)
+        return scope
     }
 
     /// Builds `algorithm \n x-amz-date \n scope \n rest…` (§1, §5.1, §5.2 share this shape).

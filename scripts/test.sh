@@ -24,12 +24,21 @@ status_build=ok
 
 echo "==> swift test"
 status_unit=failed
-swift test -Xswiftc -warnings-as-errors
+unit_log="$(mktemp)"
+swift test -Xswiftc -warnings-as-errors 2>&1 | tee "$unit_log"
 status_unit=ok
+# Swift Testing's closing line: "Test run with N tests in M suites passed ...".
+unit_passed="$(sed -n 's/.*Test run with \([0-9][0-9]*\) tests\{0,1\} in .* passed.*/\1/p' "$unit_log" | tail -n 1)"
+rm -f "$unit_log"
 
 bin_dir="$(swift build --show-bin-path)"
 export PRESIGND_BIN="${PRESIGND_BIN:-${bin_dir}/presignd}"
 echo "==> python3 -m pytest -q Tests/e2e  (PRESIGND_BIN=${PRESIGND_BIN})"
 status_e2e=failed
-python3 -m pytest -q Tests/e2e "$@"
+e2e_log="$(mktemp)"
+python3 -m pytest -q Tests/e2e "$@" 2>&1 | tee "$e2e_log"
 status_e2e=ok
+e2e_passed="$(sed -n 's/^\([0-9][0-9]*\) passed.*/\1/p' "$e2e_log" | tail -n 1)"
+rm -f "$e2e_log"
+echo "unit tests: ${unit_passed:-0} passed; end-to-end tests: ${e2e_passed:-0} passed"
+echo "$(( ${unit_passed:-0} + ${e2e_passed:-0} )) passed, 0 failed"

@@ -141,7 +141,7 @@ extension ClientConnection {
             clientIsHTTP10: isHTTP10)
         self.exchange = exchange
         responsePhase = .head
-        worker.exchangeStarted(exchange, client: peer)
+        worker.exchangeStarted(exchange, client: peerHost)
         if case .spool(_, let decodedLength) = plan.body {
             let limit = min(settings.maxSpoolSize, plan.maxUploadSize ?? Int.max)
             // A declared length over the limit is refused before `100 Continue` invites the body.

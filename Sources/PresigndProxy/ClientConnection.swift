@@ -40,6 +40,8 @@ final class ClientConnection: SocketReadPumpDelegate {
     var isProcessingInput = false
     /// Reads the socket in large pieces; the bufferevent only writes (see `SocketReadPump`).
     var pump: SocketReadPump?
+    /// The client's address as text, formatted once per connection (logs, metrics).
+    lazy var peerHost: String = peer.host
     /// Continues `settle` on the next loop iteration when one event moved enough.
     lazy var continuation = LoopTimer(loop: worker.loop) { [unowned self] in self.settle() }
     static let maxSettleRounds = 16

@@ -112,8 +112,8 @@ final class Worker {
         return requestIDPrefix + Self.hex(requestCounter, digits: 6)
     }
 
-    func exchangeStarted(_ exchange: Exchange, client: SocketAddress) {
-        exchange.ops.client = client.host
+    func exchangeStarted(_ exchange: Exchange, client: String) {
+        exchange.ops.client = client
         metrics.requestStarted()
     }
 

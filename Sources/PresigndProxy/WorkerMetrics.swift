@@ -102,11 +102,13 @@ final class WorkerMetrics: Sendable {
     }
 
     /// A request ended. `wasInFlight` is false for requests answered locally before an exchange began.
+    private static let statusClasses = ["1xx", "2xx", "3xx", "4xx", "5xx"]
+
     func requestEnded(
         bucket: String, method: String, status: Int, bytesIn: Int, bytesOut: Int, durationMicros: Int,
         wasInFlight: Bool = true, upstream: String? = nil, upstreamLatencyMicros: Int? = nil
     ) {
-        let statusClass = status == 0 ? "none" : "\(status / 100)xx"
+        let statusClass = status >= 100 && status < 600 ? Self.statusClasses[status / 100 - 1] : "none"
         let key = RequestKey(bucket: bucket, method: method, statusClass: statusClass)
         counters.withLock {
             if wasInFlight { $0.inFlight -= 1 }

@@ -81,14 +81,9 @@ extension ClientConnection {
             EvBuffer.drain(input, count)
             return
         }
+        // Only bodies with a known length stream; length-less ones are spooled (BodyPlan).
         exchange.requestBodyBytes += count
-        if exchange.sendsChunkedBody {
-            EvBuffer.addChunkHeader(upstream.output, size: count)
-            EvBuffer.move(from: input, to: upstream.output, count: count)
-            EvBuffer.add(upstream.output, "\r\n")
-        } else {
-            EvBuffer.move(from: input, to: upstream.output, count: count)
-        }
+        EvBuffer.move(from: input, to: upstream.output, count: count)
     }
 
     private func finishRequestBody() {
@@ -99,9 +94,6 @@ extension ClientConnection {
         if let exchange, exchange.pendingPlan != nil {
             sendSpooledUpload(exchange)
             return
-        }
-        if let exchange, let upstream = exchange.upstream, exchange.sendsChunkedBody {
-            EvBuffer.add(upstream.output, "0\r\n\r\n")
         }
         if exchange == nil {
             // The response was already sent (an early local error): carry on with the next request.
@@ -137,7 +129,7 @@ extension ClientConnection {
         let exchange = Exchange(
             requestID: worker.nextRequestID(), method: head.method, logPath: plan.logPath, bucket: plan.bucket,
             upstreamIndex: plan.upstreamIndex, startedAt: worker.loop.nowMilliseconds(), encodedHead: [],
-            sendsChunkedBody: plan.sendsChunkedBody, requestHasBody: hasBody, clientKeepAlive: keepAlive,
+            requestHasBody: hasBody, clientKeepAlive: keepAlive,
             clientIsHTTP10: isHTTP10)
         self.exchange = exchange
         responsePhase = .head
@@ -191,7 +183,6 @@ extension ClientConnection {
             encoded.append(contentsOf: value.utf8)
             encoded.append(contentsOf: "\r\n".utf8)
         }
-        if plan.sendsChunkedBody { encoded.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8) }
         encoded.append(contentsOf: "\r\n".utf8)
         return encoded
     }

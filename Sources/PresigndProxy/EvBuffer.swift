@@ -1,4 +1,5 @@
 import CLibevent
+import PresigndHTTP1
 
 /// Small helpers over libevent `evbuffer`s, the only place that peeks into them.
 enum EvBuffer {
@@ -37,18 +38,11 @@ enum EvBuffer {
         evbuffer_get_length(buffer)
     }
 
-    /// Appends `hex(size)\r\n` (RFC 9112 §7.1).
+    /// Appends `hex(size)\r\n` (RFC 9112 §7.1), written by the codec's encoder.
     static func addChunkHeader(_ buffer: OpaquePointer, size: Int) {
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
         var bytes: [UInt8] = []
-        var value = size
-        repeat {
-            bytes.append(digits[value & 0xF])
-            value >>= 4
-        } while value > 0
-        bytes.reverse()
-        bytes.append(13)
-        bytes.append(10)
+        bytes.reserveCapacity(18)
+        HTTPEncoder.chunkHeader(size: size, into: &bytes)
         add(buffer, bytes)
     }
 }

@@ -13,8 +13,6 @@ final class Exchange {
     let startedAt: Int
     /// The signed, encoded head, kept for one retry on a stale pooled connection.
     var encodedHead: [UInt8]
-    /// The request body goes upstream re-chunked (the client sent it chunked).
-    let sendsChunkedBody: Bool
     let requestHasBody: Bool
     let clientKeepAlive: Bool
     let clientIsHTTP10: Bool
@@ -42,7 +40,7 @@ final class Exchange {
 
     init(
         requestID: String, method: String, logPath: String, bucket: String, upstreamIndex: Int, startedAt: Int,
-        encodedHead: [UInt8], sendsChunkedBody: Bool, requestHasBody: Bool, clientKeepAlive: Bool,
+        encodedHead: [UInt8], requestHasBody: Bool, clientKeepAlive: Bool,
         clientIsHTTP10: Bool
     ) {
         self.requestID = requestID
@@ -52,7 +50,6 @@ final class Exchange {
         self.upstreamIndex = upstreamIndex
         self.startedAt = startedAt
         self.encodedHead = encodedHead
-        self.sendsChunkedBody = sendsChunkedBody
         self.requestHasBody = requestHasBody
         self.clientKeepAlive = clientKeepAlive
         self.clientIsHTTP10 = clientIsHTTP10

@@ -11,10 +11,6 @@ struct ForwardPlan {
     var payload: PayloadHash
     var body: BodyPlan
     var maxUploadSize: Int?
-
-    /// The request body re-chunked upstream; never now that length-less bodies are spooled,
-    /// kept for upstreams that accept chunked uploads.
-    var sendsChunkedBody: Bool { false }
 }
 
 /// How a request body reaches the upstream.
@@ -210,15 +206,9 @@ enum RequestRewriter {
         return (Substring(utf8[..<question]), Substring(utf8[utf8.index(after: question)..<end]))
     }
 
-    /// Header names listed in `Connection` (hop-by-hop, RFC 9110 §7.6.1).
+    /// Header names listed in `Connection` (hop-by-hop, RFC 9110 §7.6.1), parsed as the signer does.
     static func connectionTokens(_ headers: HTTPHeaders) -> Set<String> {
-        var tokens: Set<String> = []
-        for value in headers.values("connection") {
-            for token in value.split(separator: ",") {
-                tokens.insert(token.trimmingSpaces().lowercased())
-            }
-        }
-        return tokens
+        Set(headers.values("connection").flatMap(HeaderPolicy.connectionListedNames))
     }
 
     /// The path part of a target, for error bodies.

@@ -53,7 +53,19 @@ enum ASCII {
 
     /// Field names and coding tokens compare case-insensitively (RFC 9110 §5.1, §7.8).
     static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
-        a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8) { lowercased($0) == lowercased($1) }
+        guard a.utf8.count == b.utf8.count else { return false }
+        // Native strings are contiguous UTF-8: compare the buffers directly (this runs for every
+        // header lookup on the hot path); the generic sequence walk is the fallback.
+        let fast = a.utf8.withContiguousStorageIfAvailable { left in
+            b.utf8.withContiguousStorageIfAvailable { right in
+                for index in 0..<left.count where lowercased(left[index]) != lowercased(right[index]) {
+                    return false
+                }
+                return true
+            }
+        }
+        if let fast, let fast { return fast }
+        return a.utf8.elementsEqual(b.utf8) { lowercased($0) == lowercased($1) }
     }
 
     @inline(__always) static func lowercased(_ b: UInt8) -> UInt8 {

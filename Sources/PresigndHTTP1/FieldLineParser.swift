@@ -2,11 +2,21 @@
 enum FieldLineParser {
     /// Parses the field lines of a head whose start line ends at `from`: `head` holds CRLF-terminated lines,
     /// already checked for bare CR and LF, ending with the empty line.
-    static func parseFields(_ head: UnsafeBufferPointer<UInt8>, from: Int) throws(HTTPParseError) -> HTTPHeaders {
+    ///
+    /// Every line is validated; with `keeping`, only the fields whose name it accepts become `String`s
+    /// (the rest stay raw bytes for a caller forwarding them as received).
+    static func parseFields(
+        _ head: UnsafeBufferPointer<UInt8>, from: Int, keeping: ((UnsafeBufferPointer<UInt8>) -> Bool)? = nil
+    ) throws(HTTPParseError) -> HTTPHeaders {
         var headers = HTTPHeaders()
+        if keeping == nil { headers.reserveCapacity(16) }  // one allocation for a typical head, not regrowing
         var lineStart = from
         while let lineEnd = lineEnd(head, from: lineStart), lineEnd > lineStart {
-            try parse(UnsafeBufferPointer(rebasing: head[lineStart..<lineEnd]), into: &headers)
+            let line = UnsafeBufferPointer(rebasing: head[lineStart..<lineEnd])
+            let field = try split(line)
+            if keeping?(UnsafeBufferPointer(rebasing: line[field.name])) ?? true {
+                headers.add(name: ASCII.string(line, field.name), value: ASCII.string(line, field.value))
+            }
             lineStart = lineEnd + 2
         }
         return headers
@@ -22,8 +32,16 @@ enum FieldLineParser {
         return nil
     }
 
-    /// Parses one field line, without its CRLF, and appends the field.
+    /// Parses one field line (without its CRLF) into `headers`.
     static func parse(_ line: UnsafeBufferPointer<UInt8>, into headers: inout HTTPHeaders) throws(HTTPParseError) {
+        let field = try split(line)
+        headers.add(name: ASCII.string(line, field.name), value: ASCII.string(line, field.value))
+    }
+
+    /// Validates one field line and locates its name and its value (OWS trimmed).
+    static func split(_ line: UnsafeBufferPointer<UInt8>) throws(HTTPParseError)
+        -> (name: Range<Int>, value: Range<Int>)
+    {
         guard let first = line.first else { throw .invalidHeaderName }
         if ASCII.isWhitespace(first) { throw .obsFold }  // RFC 9112 §5.2; also whitespace after the start line
         var colon = 0
@@ -38,17 +56,8 @@ enum FieldLineParser {
         var valueEnd = line.count
         while valueStart < valueEnd, ASCII.isWhitespace(line[valueStart]) { valueStart += 1 }
         while valueEnd > valueStart, ASCII.isWhitespace(line[valueEnd - 1]) { valueEnd -= 1 }
-        let name = ASCII.string(line, 0..<colon)
-        headers.add(name: name, value: try value(line, valueStart..<valueEnd))
-    }
-
-    /// field-value bytes are VCHAR, SP, HTAB or obs-text (RFC 9110 §5.5); NUL, CR, LF, other controls and DEL are
-    /// rejected. obs-text must form valid UTF-8, so the String holds exactly the bytes received.
-    private static func value(_ line: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) throws(HTTPParseError)
-        -> String
-    {
         var isASCII = true
-        for index in range {
+        for index in valueStart..<valueEnd {
             let byte = line[index]
             if byte >= 0x80 {
                 isASCII = false
@@ -56,10 +65,10 @@ enum FieldLineParser {
                 throw .invalidHeaderValue
             }
         }
-        if isASCII { return ASCII.string(line, range) }
-        guard let string = String(validating: UnsafeBufferPointer(rebasing: line[range]), as: UTF8.self) else {
+        // obs-text must at least be UTF-8: values become Strings, and forwarded raw bytes are the same bytes.
+        if !isASCII, String(validating: UnsafeBufferPointer(rebasing: line[valueStart..<valueEnd]), as: UTF8.self) == nil {
             throw .invalidHeaderValue
         }
-        return string
+        return (0..<colon, valueStart..<valueEnd)
     }
 }

@@ -22,12 +22,15 @@ public enum HTTP1Fuzz {
         }
     }
 
-    /// Responses; the first byte's low bit makes them answers to HEAD.
+    /// Responses; the first byte's low bit makes them answers to HEAD, its next bit decodes with
+    /// `forwardsRawFields` (the proxy's mode).
     public static func fuzzResponse(_ data: UnsafeRawBufferPointer) {
         let bytes = data.assumingMemoryBound(to: UInt8.self)
         let method = (bytes.first ?? 0) & 1 == 1 ? "HEAD" : "GET"
+        let raw = (bytes.first ?? 0) & 2 == 2
         agree(bytes, stopsAtEnd: false) {
             var decoder = ResponseDecoder(limits: limits)
+            decoder.forwardsRawFields = raw
             return { (input, available) throws(HTTPParseError) -> FuzzDriver<ResponseHead>.Step in
                 switch try decoder.next(input, available: available, requestMethod: method) {
                 case .needMore(let consumed): .needMore(consumed: consumed)

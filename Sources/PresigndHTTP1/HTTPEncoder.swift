@@ -10,9 +10,9 @@ public enum HTTPEncoder {
 
     /// Appends `method SP request-target SP HTTP-version CRLF`, the fields and the empty line.
     public static func encode(_ head: RequestHead, into buffer: inout [UInt8]) {
-        buffer.append(contentsOf: head.method.utf8)
+        appendUTF8(head.method, into: &buffer)
         buffer.append(ASCII.space)
-        buffer.append(contentsOf: head.target.utf8)
+        appendUTF8(head.target, into: &buffer)
         buffer.append(ASCII.space)
         appendVersion(head.version, into: &buffer)
         buffer.append(ASCII.cr)
@@ -23,16 +23,40 @@ public enum HTTPEncoder {
     /// Appends `HTTP-version SP status-code SP reason-phrase CRLF`, the fields and the empty line.
     public static func encode(_ head: ResponseHead, into buffer: inout [UInt8]) {
         appendVersion(head.version, into: &buffer)
+        appendStatusAndReason(head.status, head.reason, into: &buffer)
+        appendFields(head.headers, into: &buffer)
+    }
+
+    /// Appends ` status-code SP reason-phrase CRLF` (the rest of a status line after the version).
+    public static func appendStatusAndReason(_ status: Int, _ reason: String, into buffer: inout [UInt8]) {
         buffer.append(ASCII.space)
-        let status = min(max(head.status, 0), 999)
+        let status = min(max(status, 0), 999)
         buffer.append(UInt8(ascii: "0") + UInt8(status / 100))
         buffer.append(UInt8(ascii: "0") + UInt8(status / 10 % 10))
         buffer.append(UInt8(ascii: "0") + UInt8(status % 10))
         buffer.append(ASCII.space)
-        buffer.append(contentsOf: head.reason.utf8)
+        appendUTF8(reason, into: &buffer)
         buffer.append(ASCII.cr)
         buffer.append(ASCII.lf)
-        appendFields(head.headers, into: &buffer)
+    }
+
+    /// Appends one field line, `name: value CRLF` (RFC 9112 §5).
+    @inline(__always)
+    public static func appendField(_ name: String, _ value: String, into buffer: inout [UInt8]) {
+        appendUTF8(name, into: &buffer)
+        buffer.append(ASCII.colon)
+        buffer.append(ASCII.space)
+        appendUTF8(value, into: &buffer)
+        buffer.append(ASCII.cr)
+        buffer.append(ASCII.lf)
+    }
+
+    /// Appends a string's UTF-8 bytes: one copy from its contiguous storage (native strings, small
+    /// ones included), the generic element walk only for bridged ones.
+    @inline(__always)
+    public static func appendUTF8(_ text: String, into buffer: inout [UInt8]) {
+        let copied: Void? = text.utf8.withContiguousStorageIfAvailable { buffer.append(contentsOf: $0) }
+        if copied == nil { buffer.append(contentsOf: text.utf8) }
     }
 
     /// Appends a chunk-size line, `hex(size) CRLF`, lowercase and without leading zeros (RFC 9112 §7.1).
@@ -58,14 +82,7 @@ public enum HTTPEncoder {
 
     /// Each field as `name: value CRLF`, then the empty line (RFC 9112 §5).
     private static func appendFields(_ headers: HTTPHeaders, into buffer: inout [UInt8]) {
-        for field in headers {
-            buffer.append(contentsOf: field.name.utf8)
-            buffer.append(ASCII.colon)
-            buffer.append(ASCII.space)
-            buffer.append(contentsOf: field.value.utf8)
-            buffer.append(ASCII.cr)
-            buffer.append(ASCII.lf)
-        }
+        for field in headers { appendField(field.name, field.value, into: &buffer) }
         buffer.append(ASCII.cr)
         buffer.append(ASCII.lf)
     }

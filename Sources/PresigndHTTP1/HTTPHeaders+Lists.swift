@@ -13,11 +13,14 @@ extension HTTPHeaders {
 
     /// Whether a list field such as Connection names `token` (case-insensitive, RFC 9110 §7.6.1).
     func listContains(_ name: String, token: StaticString) -> Bool {
-        for value in values(name) {
-            for element in value.utf8.split(separator: ASCII.comma) where ASCII.equalsLowercase(
-                element.trimmingOWS(), token)
-            {
-                return true
+        // Runs for every message (keep-alive): no arrays, one pass over each matching value.
+        for (fieldName, value) in self where ASCII.equalsIgnoringCase(fieldName, name) {
+            let utf8 = value.utf8
+            var start = utf8.startIndex
+            while start < utf8.endIndex {
+                let end = utf8[start...].firstIndex(of: ASCII.comma) ?? utf8.endIndex
+                if ASCII.equalsLowercase(utf8[start..<end].trimmingOWS(), token) { return true }
+                start = end == utf8.endIndex ? end : utf8.index(after: end)
             }
         }
         return false

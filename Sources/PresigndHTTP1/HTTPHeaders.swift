@@ -52,6 +52,20 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     }
 
     /// The values of every field named `name`, in order, each as received (lists are not split).
+    /// The value when exactly one field has this name, else nil.
+    public func onlyValue(_ name: String) -> String? {
+        var found: String?
+        for field in fields where ASCII.equalsIgnoringCase(field.name, name) {
+            if found != nil { return nil }
+            found = field.value
+        }
+        return found
+    }
+
+    public mutating func reserveCapacity(_ count: Int) {
+        fields.reserveCapacity(count)
+    }
+
     public func values(_ name: String) -> [String] {
         fields.compactMap { ASCII.equalsIgnoringCase($0.name, name) ? $0.value : nil }
     }

@@ -50,7 +50,17 @@ struct HeadReader: Sendable {
     private mutating func scan(
         _ input: UnsafeBufferPointer<UInt8>, limits: DecoderLimits, startLineTooLong: HTTPParseError
     ) throws(HTTPParseError) -> Int? {
-        for index in 0..<input.count {
+        var index = 0
+        while index < input.count {
+            // Fast path: skip the bytes of a line that need no decision (not CR or LF, inside both
+            // limits) in a tight loop; the byte that stops it gets the full check below.
+            if !afterCR {
+                var stop = min(input.count, headStart + limits.maxHeaderBytes - scanned)
+                if lineCount == 0 { stop = min(stop, lineStart + limits.maxRequestLineBytes - scanned) }
+                while index < stop, input[index] != ASCII.cr, input[index] != ASCII.lf { index += 1 }
+                if index == input.count { break }
+            }
+            defer { index += 1 }
             let byte = input[index]
             let position = scanned + index
             if position - headStart >= limits.maxHeaderBytes { throw .headerTooLarge }

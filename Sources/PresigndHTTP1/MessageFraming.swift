@@ -21,6 +21,10 @@ enum MessageFraming {
             return .chunked
         }
         guard hasContentLength else { return nil }
+        // Fast path: one field holding one plain number (nearly every message), no list splitting.
+        if let only = headers.onlyValue("Content-Length"), !only.utf8.contains(ASCII.comma) {
+            return .contentLength(try decimal(only[...].utf8.trimmingOWS()))
+        }
         var length: Int?
         var fieldCount = 0
         for element in headers.listElements("Content-Length") {

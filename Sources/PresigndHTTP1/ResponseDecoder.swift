@@ -25,6 +25,11 @@ public struct ResponseDecoder: Sendable {
     public private(set) var framing = BodyFraming.none
     /// The connection may carry another response after this one (RFC 9112 §9.3); false for `.untilClose`.
     public private(set) var isKeepAlive = true
+    /// When set, heads carry their field lines raw (`ResponseHead.rawFields`) and `headers` holds only
+    /// `Content-Length`, `Transfer-Encoding` and `Connection`: a proxy forwards the rest as received
+    /// instead of making two Strings per field. Heads needing normalization (repeated `Content-Length`)
+    /// come fully parsed, without `rawFields`.
+    public var forwardsRawFields = false
 
     public init(limits: DecoderLimits = .init()) {
         self.limits = limits
@@ -54,8 +59,9 @@ public struct ResponseDecoder: Sendable {
                 throw .invalidStatusLine
             case .head:
                 let isHead = requestMethod == "HEAD"
+                let raw = forwardsRawFields
                 let step = try reader.read(bytes, limits: limits, startLineTooLong: .statusLineTooLong) {
-                    Self.parse($0, isHeadRequest: isHead)
+                    Self.parse($0, isHeadRequest: isHead, raw: raw)
                 }
                 switch step {
                 case .needMore(let consumed):
@@ -89,14 +95,26 @@ public struct ResponseDecoder: Sendable {
         return false
     }
 
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, isHeadRequest: Bool)
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, isHeadRequest: Bool, raw: Bool)
         -> Result<(head: ResponseHead, framing: BodyFraming), HTTPParseError>
     {
         Result { () throws(HTTPParseError) in
             let lineEnd = FieldLineParser.lineEnd(bytes, from: 0) ?? bytes.count
             let line = try StatusLineParser.parse(UnsafeBufferPointer(rebasing: bytes[..<lineEnd]))
             var head = ResponseHead(version: line.version, status: line.status, reason: line.reason)
-            head.headers = try FieldLineParser.parseFields(bytes, from: lineEnd + 2)
+            let fieldsStart = min(lineEnd + 2, bytes.count)
+            if raw {
+                head.headers = try FieldLineParser.parseFields(bytes, from: fieldsStart, keeping: isFramingField)
+                if head.headers.values("Content-Length").count > 1 {
+                    // Repeated Content-Length is collapsed below: forward the normalized fields instead.
+                    head.headers = try FieldLineParser.parseFields(bytes, from: fieldsStart)
+                } else {
+                    // `bytes` ends with the empty line's CRLF.
+                    head.rawFields = Array(UnsafeBufferPointer(rebasing: bytes[fieldsStart..<max(fieldsStart, bytes.count - 2)]))
+                }
+            } else {
+                head.headers = try FieldLineParser.parseFields(bytes, from: fieldsStart)
+            }
             if head.status == 101 { throw .unexpectedUpgrade }
             // RFC 9112 §6.3 (1): HEAD, 1xx, 204 and 304 responses end at the head, whatever their fields say.
             if isHeadRequest || head.isInterim || head.status == 204 || head.status == 304 {
@@ -104,6 +122,16 @@ public struct ResponseDecoder: Sendable {
             }
             let framing = try MessageFraming.bodyFraming(&head.headers, version: head.version) ?? .untilClose
             return (head, framing)
+        }
+    }
+
+    /// The fields a raw-forwarding decoder still parses: they frame the message or decide keep-alive.
+    private static func isFramingField(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        switch name.count {
+        case 10: ASCII.equalsLowercase(name, "connection")
+        case 14: ASCII.equalsLowercase(name, "content-length")
+        case 17: ASCII.equalsLowercase(name, "transfer-encoding")
+        default: false
         }
     }
 }

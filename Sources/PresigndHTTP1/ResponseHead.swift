@@ -8,6 +8,9 @@ public struct ResponseHead: Sendable, Equatable {
     public var reason: String
     /// Header fields in received order. Repeated identical `Content-Length` fields are collapsed into one.
     public var headers: HTTPHeaders
+    /// Set by a `ResponseDecoder` with `forwardsRawFields`: every field line as received and validated,
+    /// each ending in CRLF, without the final empty line. `headers` then holds only the framing fields.
+    public var rawFields: [UInt8]?
 
     public init(version: HTTPVersion = .http1_1, status: Int, reason: String? = nil, headers: HTTPHeaders = .init()) {
         self.version = version

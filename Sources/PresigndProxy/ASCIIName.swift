@@ -4,16 +4,28 @@ enum ASCIIName {
     /// Lower-cases ASCII letters; returns the same string (no allocation) when already lower case.
     static func lowercased(_ name: String) -> String {
         guard name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return name }
-        return String(decoding: name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+        // Written in place: short names become small strings with no heap allocation.
+        return String(unsafeUninitializedCapacity: name.utf8.count) { buffer in
+            var index = 0
+            for byte in name.utf8 {
+                buffer[index] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+                index += 1
+            }
+            return index
+        }
     }
 
     /// Case-insensitive ASCII equality with an already lower-case name.
     static func equals(_ name: String, lowercase: StaticString) -> Bool {
+        equals(name.utf8, lowercase: lowercase)
+    }
+
+    static func equals(_ name: some Collection<UInt8>, lowercase: StaticString) -> Bool {
         let count = lowercase.utf8CodeUnitCount
-        guard name.utf8.count == count else { return false }
+        guard name.count == count else { return false }
         var index = 0
         let expected = lowercase.utf8Start
-        for byte in name.utf8 {
+        for byte in name {
             let lowered = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
             if lowered != expected[index] { return false }
             index += 1
@@ -21,9 +33,13 @@ enum ASCIIName {
         return true
     }
 
-    /// Whether a response header describes one hop only (RFC 9110 §7.6.1); presignd frames its own.
     static func isHopByHopResponseHeader(_ name: String) -> Bool {
-        switch name.utf8.count {
+        isHopByHopResponseHeader(name.utf8)
+    }
+
+    /// Hop-by-hop response fields (RFC 9110 §7.6.1) presignd never forwards to its client.
+    static func isHopByHopResponseHeader(_ name: some Collection<UInt8>) -> Bool {
+        switch name.count {
         case 2: return equals(name, lowercase: "te")
         case 7: return equals(name, lowercase: "trailer") || equals(name, lowercase: "upgrade")
         case 10: return equals(name, lowercase: "connection") || equals(name, lowercase: "keep-alive")
@@ -31,6 +47,26 @@ enum ASCIIName {
         case 17: return equals(name, lowercase: "transfer-encoding")
         case 18: return equals(name, lowercase: "proxy-authenticate")
         default: return false
+        }
+    }
+
+    /// Appends raw field lines (`ResponseHead.rawFields`: validated, CRLF-terminated) except the
+    /// hop-by-hop ones, as received.
+    static func appendEndToEndFields(_ raw: [UInt8], to output: inout [UInt8]) {
+        raw.withUnsafeBufferPointer { bytes in
+            var lineStart = 0
+            while lineStart < bytes.count {
+                var colon = lineStart
+                while colon < bytes.count, bytes[colon] != UInt8(ascii: ":") { colon += 1 }
+                var lineEnd = colon
+                while lineEnd < bytes.count, bytes[lineEnd] != 0x0A { lineEnd += 1 }
+                lineEnd = min(lineEnd + 1, bytes.count)
+                let name = UnsafeBufferPointer(rebasing: bytes[lineStart..<colon])
+                if !isHopByHopResponseHeader(name) {
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd]))
+                }
+                lineStart = lineEnd
+            }
         }
     }
 }

@@ -165,7 +165,7 @@ extension ClientConnection {
         }
         let signed: SignedRequest
         do {
-            signed = try signer.sign(plan.request, payload: plan.payload, date: AmzDate.now())
+            signed = try signer.sign(plan.request, payload: plan.payload, date: worker.signingDate())
         } catch {
             worker.metrics.signingFailed()
             failBeforeResponse(.internalError("signing failed"))
@@ -216,7 +216,7 @@ extension ClientConnection {
         connection.enableReading()
         exchange.upstream = connection
         EvBuffer.add(connection.output, exchange.encodedHead)
-        worker.upstreamAttached(connection, to: exchange, upstream: target.name)
+        worker.upstreamAttached(connection, to: exchange, settings: settings)
         if let failure = connection.earlyFailure {
             upstreamEnded(connection, failure)
             return

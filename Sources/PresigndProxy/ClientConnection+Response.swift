@@ -145,24 +145,26 @@ extension ClientConnection: UpstreamConnectionDelegate {
         }
         if requestPhase != .done { closeAfterResponse = true }
         exchange.responseChunkedToClient = rechunk
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(1024)
-        bytes.append(contentsOf: "HTTP/1.1 \(head.status) \(head.reason)\r\n".utf8)
-        for (name, value) in head.headers where !ASCIIName.isHopByHopResponseHeader(name) {
-            bytes.append(contentsOf: name.utf8)
-            bytes.append(contentsOf: ": ".utf8)
-            bytes.append(contentsOf: value.utf8)
+        worker.withHeadBuffer { bytes in
+            bytes.append(contentsOf: "HTTP/1.1".utf8)
+            HTTPEncoder.appendStatusAndReason(head.status, head.reason, into: &bytes)
+            if let raw = head.rawFields {
+                ASCIIName.appendEndToEndFields(raw, to: &bytes)
+            } else {
+                for (name, value) in head.headers where !ASCIIName.isHopByHopResponseHeader(name) {
+                    HTTPEncoder.appendField(name, value, into: &bytes)
+                }
+            }
+            if rechunk { bytes.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8) }
+            HTTPEncoder.appendField("x-presignd-request-id", exchange.requestID, into: &bytes)
+            if closeAfterResponse {
+                bytes.append(contentsOf: "Connection: close\r\n".utf8)
+            } else if exchange.clientIsHTTP10 {
+                bytes.append(contentsOf: "Connection: keep-alive\r\n".utf8)
+            }
             bytes.append(contentsOf: "\r\n".utf8)
+            EvBuffer.add(output, bytes)
         }
-        if rechunk { bytes.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8) }
-        bytes.append(contentsOf: "x-presignd-request-id: \(exchange.requestID)\r\n".utf8)
-        if closeAfterResponse {
-            bytes.append(contentsOf: "Connection: close\r\n".utf8)
-        } else if exchange.clientIsHTTP10 {
-            bytes.append(contentsOf: "Connection: keep-alive\r\n".utf8)
-        }
-        bytes.append(contentsOf: "\r\n".utf8)
-        EvBuffer.add(output, bytes)
     }
 
     /// The upstream's response is complete: pool or close the upstream, then the client's next step.

@@ -26,7 +26,12 @@ final class Exchange {
     var awsDecoder: AWSChunkedDecoder?
     var awsStage: OpaquePointer?
     var awsComplete = false
-    var responseDecoder = ResponseDecoder()
+    /// Response fields are forwarded as received (only the framing ones become Strings).
+    var responseDecoder: ResponseDecoder = {
+        var decoder = ResponseDecoder()
+        decoder.forwardsRawFields = true
+        return decoder
+    }()
     var hasRetried = false
     var receivedResponseByte = false
     /// The last head was a 1xx; its `.end` is not the response's.

@@ -7,7 +7,8 @@ struct ExchangeObservation {
     /// When the signed head was handed to the upstream connection (a new one still has to connect).
     var upstreamSentAtMicros: Int?
     /// The configured name of the upstream the exchange went to (metrics label).
-    var upstreamName: String?
+    /// The upstream's metrics slot (`WorkerMetrics.upstreamSlot(named:)`).
+    var upstreamSlot: Int?
     /// Head handed over → final response head received (like nginx's `$upstream_response_time`).
     var upstreamLatencyMicros: Int?
     var upstreamStatus: Int?
@@ -15,8 +16,8 @@ struct ExchangeObservation {
     /// The S3 error code presignd answered with, or `aborted` when the exchange was cut short.
     var errorCode: String?
 
-    mutating func upstreamAttached(upstream: String, reused: Bool) {
-        upstreamName = upstream
+    mutating func upstreamAttached(slot: Int, reused: Bool) {
+        upstreamSlot = slot
         upstreamSentAtMicros = MonotonicClock.microseconds()
         upstreamReused = reused
     }

@@ -34,7 +34,9 @@ enum RewriteDecision {
 /// target URL, hop-by-hop and client-auth headers stripped. Pure: no I/O, no clock.
 enum RequestRewriter {
     /// Hop-by-hop and framing headers the rewriter handles itself (RFC 9110 §7.6.1).
-    static let framingHeaders: Set<String> = ["content-length", "transfer-encoding", "host"]
+    static func isFramingHeader(_ lowercasedName: String) -> Bool {
+        lowercasedName == "content-length" || lowercasedName == "transfer-encoding" || lowercasedName == "host"
+    }
 
     static func prepare(
         head: RequestHead, framing: BodyFraming, settings: ProxySettings
@@ -81,7 +83,9 @@ enum RequestRewriter {
             return .failure(.badRequest("invalid percent-encoding in the query"))
         }
         // Client presign parameters never reach the upstream (DESIGN §6).
-        query.removeAll { PresignParameters.isPresignParameter(name: $0.name) }
+        if query.contains(where: { PresignParameters.isPresignParameter(name: $0.name) }) {
+            query.removeAll { PresignParameters.isPresignParameter(name: $0.name) }
+        }
         // Every `prefix` a listing names must pass, not just the first (a repeated key is forwarded).
         let listPrefixes = query.filter { $0.name == "prefix" }.map(\.value)
         for listPrefix in listPrefixes.isEmpty ? [nil] : listPrefixes.map(Optional.some) {
@@ -94,16 +98,18 @@ enum RequestRewriter {
         }
         let target = settings.upstreams[route.upstreamIndex]
         let path = URIEncoding.encode(upstreamPath, keepingSlash: true)
-        if route.redirect && AccessPolicy.readMethods.contains(head.method) && !key.isEmpty {
+        if route.redirect && AccessPolicy.isReadMethod(head.method) && !key.isEmpty {
             return .success(.redirect(RedirectPlan(route: route, method: head.method, path: path, query: query)))
         }
-        var headers: [(name: String, value: String)] = [("Host", target.hostHeader)]
+        var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(head.headers.count + 2)
+        headers.append(("Host", target.hostHeader))
         let connectionListed = connectionTokens(head.headers)
         var clientPayload: String? = nil
         for (name, value) in head.headers {
             let lower = ASCIIName.lowercased(name)
             if lower == "x-amz-content-sha256" { clientPayload = value }
-            if framingHeaders.contains(lower) || connectionListed.contains(lower) { continue }
+            if isFramingHeader(lower) || connectionListed.contains(lower) { continue }
             if HeaderPolicy.rule(forLowercasedName: lower) == .strip { continue }
             if lower == "x-amz-copy-source" {
                 // CopyObject / UploadPartCopy read the source with presignd's keys: the source must
@@ -207,8 +213,10 @@ enum RequestRewriter {
     }
 
     /// Header names listed in `Connection` (hop-by-hop, RFC 9110 §7.6.1), parsed as the signer does.
-    static func connectionTokens(_ headers: HTTPHeaders) -> Set<String> {
-        Set(headers.values("connection").flatMap(HeaderPolicy.connectionListedNames))
+    static func connectionTokens(_ headers: HTTPHeaders) -> [String] {
+        // Most requests carry no `Connection` header: no array is built for them.
+        guard headers.contains(name: "connection") else { return [] }
+        return headers.values("connection").flatMap(HeaderPolicy.connectionListedNames)
     }
 
     /// The path part of a target, for error bodies.

@@ -73,11 +73,14 @@ struct Router: Sendable {
 enum AccessPolicy {
     static let readMethods: Set<String> = ["GET", "HEAD"]
 
+    /// `GET` or `HEAD` (a comparison, not a hash, on the per-request path).
+    static func isReadMethod(_ method: String) -> Bool { method == "GET" || method == "HEAD" }
+
     /// nil when allowed, else the reason for `403 AccessDenied`.
     static func denial(
         route: BucketRoute, method: String, key: [UInt8], listPrefix: String?
     ) -> String? {
-        if route.isReadOnly && !readMethods.contains(method) {
+        if route.isReadOnly && !isReadMethod(method) {
             return "bucket '\(route.name)' is read-only"
         }
         if !route.allowedMethods.isEmpty && !route.allowedMethods.contains(method) {

@@ -4,6 +4,8 @@ final class UpstreamPool {
     let sessions = TLSSessionStore()
     private var idle: [UpstreamConnection] = []
     private(set) var created = 0
+    /// One closure for every parked connection (not one allocated per request).
+    private lazy var removeOnIdleClose: (UpstreamConnection) -> Void = { [unowned self] closed in self.remove(closed) }
     private(set) var reused = 0
     /// Told the idle count after every change (the worker publishes it as a metric).
     var onIdleCountChange: ((Int) -> Void)?
@@ -36,7 +38,7 @@ final class UpstreamPool {
         // While idle: any byte, EOF or the idle timeout closes it.
         connection.setTimeouts(
             readMilliseconds: target.idleTimeoutMilliseconds, writeMilliseconds: target.idleTimeoutMilliseconds)
-        connection.onIdleClose = { [unowned self] closed in self.remove(closed) }
+        connection.onIdleClose = removeOnIdleClose
         connection.enableReading()
         idle.append(connection)
         onIdleCountChange?(idle.count)

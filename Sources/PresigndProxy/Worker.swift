@@ -17,8 +17,12 @@ final class Worker {
     private var connections: [ObjectIdentifier: ClientConnection] = [:]
     private var pools: [UpstreamPool] = []
     private var signers: [Signer?] = []
+    /// Per upstream index: its slot in `metrics` (resolved once per configuration).
+    private var metricSlots: [Int] = []
     private(set) var isDraining = false
     private var requestCounter: UInt64 = 0
+    private var headScratch: [UInt8] = []
+    private var lastSigningDate: AmzDate?
     private let requestIDPrefix: String
     private var control: CrossThreadEvent?
     private var pendingSettings: ProxySettings?
@@ -39,8 +43,9 @@ final class Worker {
     private func resetUpstreams() {
         for pool in pools { pool.closeAll() }
         pools = settings.upstreams.indices.map { UpstreamPool(upstreamIndex: $0) }
-        for (pool, target) in zip(pools, settings.upstreams) {
-            pool.onIdleCountChange = { [metrics] count in metrics.poolIdle(upstream: target.name, count: count) }
+        metricSlots = settings.upstreams.map { metrics.upstreamSlot(named: $0.name) }
+        for (pool, slot) in zip(pools, metricSlots) {
+            pool.onIdleCountChange = { [metrics] count in metrics.poolIdle(slot: slot, count: count) }
         }
         signers = Array(repeating: nil, count: settings.upstreams.count)
     }
@@ -107,9 +112,53 @@ final class Worker {
         return signer
     }
 
+    /// Lends the worker's reusable head-encoding buffer, empty, its capacity kept between requests
+    /// (one allocation per worker instead of one per head). Re-entrant calls get a fresh buffer.
+    func withHeadBuffer<Result, Failure: Error>(_ body: (inout [UInt8]) throws(Failure) -> Result) throws(Failure)
+        -> Result
+    {
+        var buffer: [UInt8] = []
+        swap(&buffer, &headScratch)
+        buffer.removeAll(keepingCapacity: true)
+        if buffer.capacity == 0 { buffer.reserveCapacity(2048) }
+        defer { swap(&buffer, &headScratch) }
+        return try body(&buffer)
+    }
+
+    /// The signing time, formatted once per second rather than once per request.
+    func signingDate() -> AmzDate {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        if let cached = lastSigningDate, cached.epochSeconds == Int(spec.tv_sec) { return cached }
+        let date = AmzDate(epochSeconds: Int(spec.tv_sec))
+        lastSigningDate = date
+        return date
+    }
+
     func nextRequestID() -> String {
         requestCounter &+= 1
-        return requestIDPrefix + Self.hex(requestCounter, digits: 6)
+        return Self.requestID(prefix: requestIDPrefix, counter: requestCounter)
+    }
+
+    /// `prefix` + the counter in upper-case hex, at least 6 digits, written in place (one allocation).
+    static func requestID(prefix: String, counter: UInt64) -> String {
+        let prefix = prefix.utf8
+        let digits = max(6, (UInt64.bitWidth - counter.leadingZeroBitCount + 3) / 4)
+        return String(unsafeUninitializedCapacity: prefix.count + digits) { buffer in
+            var index = 0
+            for byte in prefix {
+                buffer[index] = byte
+                index += 1
+            }
+            var shift = (digits - 1) * 4
+            while shift >= 0 {
+                let nibble = UInt8(truncatingIfNeeded: counter >> UInt64(shift)) & 0xF
+                buffer[index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
+                index += 1
+                shift -= 4
+            }
+            return index
+        }
     }
 
     func exchangeStarted(_ exchange: Exchange, client: String) {
@@ -124,7 +173,7 @@ final class Worker {
         metrics.requestEnded(
             bucket: exchange.bucket, method: exchange.method, status: exchange.responseStatus,
             bytesIn: exchange.requestBodyBytes, bytesOut: exchange.responseBodyBytes, durationMicros: duration,
-            upstream: ops.upstreamName, upstreamLatencyMicros: ops.upstreamLatencyMicros)
+            upstreamSlot: ops.upstreamSlot, upstreamLatencyMicros: ops.upstreamLatencyMicros)
         logAccess(
             AccessLogEntry(
                 requestID: exchange.requestID, client: ops.client, bucket: exchange.bucket, method: exchange.method,
@@ -149,18 +198,25 @@ final class Worker {
     }
 
     /// An exchange's signed head went to `connection` (pooled or new): timings, reuse and TLS counters.
-    func upstreamAttached(_ connection: UpstreamConnection, to exchange: Exchange, upstream name: String) {
-        exchange.ops.upstreamAttached(upstream: name, reused: connection.isReused)
-        metrics.upstreamAttached(upstream: name, reused: connection.isReused)
+    /// `settings` are the ones the exchange runs under: after a reload they may be the old ones,
+    /// whose upstream indexes the slots resolved for the current configuration do not follow.
+    func upstreamAttached(_ connection: UpstreamConnection, to exchange: Exchange, settings exchangeSettings: ProxySettings) {
+        let index = exchange.upstreamIndex
+        let slot =
+            exchangeSettings === settings
+            ? metricSlots[index] : metrics.upstreamSlot(named: exchangeSettings.upstreams[index].name)
+        exchange.ops.upstreamAttached(slot: slot, reused: connection.isReused)
+        metrics.upstreamAttached(slot: slot, reused: connection.isReused)
         if !connection.isReused && connection.onTLSHandshake == nil {
-            connection.onTLSHandshake = { [metrics] resumed in metrics.tlsHandshake(upstream: name, resumed: resumed) }
+            connection.onTLSHandshake = { [metrics] resumed in metrics.tlsHandshake(slot: slot, resumed: resumed) }
         }
     }
 
     /// One access-log line per request: never the query string (it may carry presign signatures).
-    func logAccess(_ entry: AccessLogEntry) {
+    /// The entry is built only when the access log is on (`@autoclosure`): nothing per request otherwise.
+    func logAccess(_ entry: @autoclosure () -> AccessLogEntry) {
         guard settings.accessLog else { return }
-        logger.log(.info, "Request", pairs: entry.metadata)
+        logger.log(.info, "Request", pairs: entry().metadata)
     }
 
     private static func hex(_ value: UInt64, digits: Int) -> String {

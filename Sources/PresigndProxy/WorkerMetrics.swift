@@ -57,7 +57,6 @@ final class WorkerMetrics: Sendable {
     }
 
     struct Counters: Sendable {
-        var requests: [RequestKey: Int] = [:]
         var bytesIn = 0
         var bytesOut = 0
         var inFlight = 0
@@ -70,7 +69,53 @@ final class WorkerMetrics: Sendable {
 
         // Presigned links (issue 7): 307 redirects served, by bucket.
         var redirects: [String: Int] = [:]
-        var upstreams: [String: UpstreamCounters] = [:]
+
+        /// Per-upstream counters in slots (`upstreamSlot(named:)`): the hot path indexes an array
+        /// instead of hashing a name.
+        var upstreamNames: [String] = []
+        var upstreamSlots: [UpstreamCounters] = []
+
+        var upstreams: [String: UpstreamCounters] {
+            var result: [String: UpstreamCounters] = [:]
+            for (name, counters) in zip(upstreamNames, upstreamSlots) { result[name, default: .init()].add(counters) }
+            return result
+        }
+
+        /// Request counts in slots; the last key's slot is remembered: consecutive requests mostly
+        /// share bucket, method and status class, and comparing them costs less than hashing them.
+        var requestKeys: [RequestKey] = []
+        var requestCounts: [Int] = []
+        var requestSlots: [RequestKey: Int] = [:]
+        var lastRequestSlot: Int?
+
+        var requests: [RequestKey: Int] {
+            Dictionary(zip(requestKeys, requestCounts), uniquingKeysWith: +)
+        }
+
+        mutating func countRequest(_ key: RequestKey) {
+            if let slot = lastRequestSlot, requestKeys[slot] == key {
+                requestCounts[slot] += 1
+                return
+            }
+            let slot: Int
+            if let known = requestSlots[key] {
+                slot = known
+            } else {
+                slot = requestKeys.count
+                requestKeys.append(key)
+                requestCounts.append(0)
+                requestSlots[key] = slot
+            }
+            requestCounts[slot] += 1
+            lastRequestSlot = slot
+        }
+
+        mutating func slot(named name: String) -> Int {
+            if let slot = upstreamNames.firstIndex(of: name) { return slot }
+            upstreamNames.append(name)
+            upstreamSlots.append(UpstreamCounters())
+            return upstreamNames.count - 1
+        }
     }
 
     private let counters = Mutex(Counters())
@@ -106,18 +151,18 @@ final class WorkerMetrics: Sendable {
 
     func requestEnded(
         bucket: String, method: String, status: Int, bytesIn: Int, bytesOut: Int, durationMicros: Int,
-        wasInFlight: Bool = true, upstream: String? = nil, upstreamLatencyMicros: Int? = nil
+        wasInFlight: Bool = true, upstreamSlot: Int? = nil, upstreamLatencyMicros: Int? = nil
     ) {
         let statusClass = status >= 100 && status < 600 ? Self.statusClasses[status / 100 - 1] : "none"
         let key = RequestKey(bucket: bucket, method: method, statusClass: statusClass)
         counters.withLock {
             if wasInFlight { $0.inFlight -= 1 }
-            $0.requests[key, default: 0] += 1
+            $0.countRequest(key)
             $0.bytesIn += bytesIn
             $0.bytesOut += bytesOut
             $0.duration.observe(durationMicros)
-            if let upstream, let upstreamLatencyMicros {
-                $0.upstreams[upstream, default: UpstreamCounters()].latency.observe(upstreamLatencyMicros)
+            if let upstreamSlot, let upstreamLatencyMicros {
+                $0.upstreamSlots[upstreamSlot].latency.observe(upstreamLatencyMicros)
             }
         }
     }
@@ -129,26 +174,29 @@ final class WorkerMetrics: Sendable {
     }
 
     /// An exchange got an upstream connection: a pooled one (`reused`) or a new one.
-    func upstreamAttached(upstream: String, reused: Bool) {
+    /// The slot of an upstream's counters (resolved once per worker and configuration, not per request).
+    func upstreamSlot(named name: String) -> Int {
+        counters.withLock { $0.slot(named: name) }
+    }
+
+    func upstreamAttached(slot: Int, reused: Bool) {
         counters.withLock {
             if reused {
-                $0.upstreams[upstream, default: UpstreamCounters()].connectionsReused += 1
+                $0.upstreamSlots[slot].connectionsReused += 1
             } else {
-                $0.upstreams[upstream, default: UpstreamCounters()].connectionsOpened += 1
+                $0.upstreamSlots[slot].connectionsOpened += 1
             }
         }
     }
 
-    /// A TLS handshake to an upstream finished; `resumed` when it resumed a cached session.
-    func tlsHandshake(upstream: String, resumed: Bool) {
+    func tlsHandshake(slot: Int, resumed: Bool) {
         counters.withLock {
-            $0.upstreams[upstream, default: UpstreamCounters()].tlsHandshakes += 1
-            if resumed { $0.upstreams[upstream, default: UpstreamCounters()].tlsSessionReuses += 1 }
+            $0.upstreamSlots[slot].tlsHandshakes += 1
+            if resumed { $0.upstreamSlots[slot].tlsSessionReuses += 1 }
         }
     }
 
-    /// The worker's pool for `upstream` now holds `count` idle connections.
-    func poolIdle(upstream: String, count: Int) {
-        counters.withLock { $0.upstreams[upstream, default: UpstreamCounters()].idleConnections = count }
+    func poolIdle(slot: Int, count: Int) {
+        counters.withLock { $0.upstreamSlots[slot].idleConnections = count }
     }
 }

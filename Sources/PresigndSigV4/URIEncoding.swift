@@ -54,26 +54,35 @@ public enum URIEncoding {
     public static func decodePath(_ raw: some Collection<UInt8>, plusIsSpace: Bool = false) throws(SigV4Error)
         -> [UInt8]
     {
+        // Callers in other modules get this generic unspecialized: decode from contiguous storage
+        // (what strings and arrays have) instead of walking an iterator through witness tables.
+        if let decoded = raw.withContiguousStorageIfAvailable({ decodeContiguous($0, plusIsSpace: plusIsSpace) }) {
+            return try decoded.get()
+        }
+        return try Array(raw).withUnsafeBufferPointer { decodeContiguous($0, plusIsSpace: plusIsSpace) }.get()
+    }
+
+    private static func decodeContiguous(_ raw: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool)
+        -> Result<[UInt8], SigV4Error>
+    {
         var output: [UInt8] = []
         output.reserveCapacity(raw.count)
-        var offset = 0
-        var iterator = raw.makeIterator()
-        while let byte = iterator.next() {
+        var index = 0
+        while index < raw.count {
+            let byte = raw[index]
             if byte == UInt8(ascii: "%") {
-                guard let high = iterator.next(), let low = iterator.next() else {
-                    throw .malformedPercentEncoding(offset: offset)
-                }
-                let highValue = ByteTables.hexValue[Int(high)]
-                let lowValue = ByteTables.hexValue[Int(low)]
-                guard highValue != 0xFF, lowValue != 0xFF else { throw .malformedPercentEncoding(offset: offset) }
+                guard index + 2 < raw.count else { return .failure(.malformedPercentEncoding(offset: index)) }
+                let highValue = ByteTables.hexValue[Int(raw[index + 1])]
+                let lowValue = ByteTables.hexValue[Int(raw[index + 2])]
+                guard highValue != 0xFF, lowValue != 0xFF else { return .failure(.malformedPercentEncoding(offset: index)) }
                 output.append(highValue << 4 | lowValue)
-                offset += 3
+                index += 3
             } else {
                 output.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
-                offset += 1
+                index += 1
             }
         }
-        return output
+        return .success(output)
     }
 
     /// The canonical URI, which is also the wire path (§2.3): decode once, require UTF-8, UriEncode keeping

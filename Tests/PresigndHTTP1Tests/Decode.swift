@@ -35,8 +35,11 @@ func decodeRequests(_ bytes: [UInt8], limits: DecoderLimits = .init()) -> Transc
 }
 
 /// Decodes responses to `methods` (one per final response; the last repeats) fed one way.
-func decodeResponses(_ bytes: [UInt8], methods: [String], feed: Feed) -> Transcript<ResponseHead> {
+func decodeResponses(_ bytes: [UInt8], methods: [String], feed: Feed, rawFields: Bool = false)
+    -> Transcript<ResponseHead>
+{
     var decoder = ResponseDecoder()
+    decoder.forwardsRawFields = rawFields
     var answered = 0
     return simulate(bytes, feed: feed) { (input, available) throws(HTTPParseError) -> Said<ResponseHead> in
         let method = methods[min(answered, methods.count - 1)]
@@ -54,11 +57,13 @@ func decodeResponses(_ bytes: [UInt8], methods: [String], feed: Feed) -> Transcr
     }
 }
 
-func decodeResponses(_ text: String, methods: [String] = ["GET"]) -> Transcript<ResponseHead> {
+func decodeResponses(_ text: String, methods: [String] = ["GET"], rawFields: Bool = false)
+    -> Transcript<ResponseHead>
+{
     let bytes = Array(text.utf8)
-    let whole = decodeResponses(bytes, methods: methods, feed: .whole)
+    let whole = decodeResponses(bytes, methods: methods, feed: .whole, rawFields: rawFields)
     for feed in Feed.allCases.dropFirst() {
-        #expect(decodeResponses(bytes, methods: methods, feed: feed) == whole, "fed \(feed)")
+        #expect(decodeResponses(bytes, methods: methods, feed: feed, rawFields: rawFields) == whole, "fed \(feed)")
     }
     return whole
 }

@@ -106,5 +106,6 @@ import Testing
     ])
     func rejectsMalformedResponse(response: String, error: HTTPParseError) {
         #expect(decodeResponses(response).error == error)
+        #expect(decodeResponses(response, rawFields: true).error == error, "raw fields")
     }
 }

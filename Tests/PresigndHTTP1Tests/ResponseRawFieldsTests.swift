@@ -1,0 +1,66 @@
+import PresigndHTTP1
+import Testing
+
+/// `ResponseDecoder.forwardsRawFields`: the raw field lines say exactly what the fully parsed head says,
+/// framing and keep-alive decisions do not change, and heads needing normalization come fully parsed.
+@Suite struct ResponseRawFieldsTests {
+    /// Field lines of `rawFields` split the plain way (name up to the colon, value trimmed of OWS).
+    static func fields(of raw: [UInt8]) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        let text = String(decoding: raw, as: UTF8.self)
+        #expect(raw.isEmpty || text.hasSuffix("\r\n"), "every raw line ends with CRLF")
+        for line in text.split(separator: "\r\n", omittingEmptySubsequences: false).dropLast() {
+            let colon = line.firstIndex(of: ":")!
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: " \t")
+            headers.add(name: String(line[..<colon]), value: value)
+        }
+        return headers
+    }
+
+    @Test(arguments: [
+        "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nETag: \"x\"\r\nDate: Wed, 02 Dec 2026 15:04:14 GMT\r\n\r\nhello",
+        "HTTP/1.1 204 No Content\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-Amz-Meta-Name:\tcaf\u{e9}  \r\n\r\n3\r\nabc\r\n0\r\n\r\n",
+        "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\ncontent-length:2\r\n\r\nok",
+        "HTTP/1.1 200 OK\r\nConnection: close\r\nKeep-Alive: timeout=5\r\nX-Empty:\r\n\r\nbody until close",
+        "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nLocation: /b/k\r\nContent-Length: 0\r\n\r\n",
+    ])
+    func rawFieldsMatchTheParsedHead(response: String) {
+        let parsed = decodeResponses(response)
+        let raw = decodeResponses(response, rawFields: true)
+        #expect(parsed.error == nil && raw.error == nil)
+        #expect(raw.messages.count == parsed.messages.count)
+        for (r, p) in zip(raw.messages, parsed.messages) {
+            #expect(r.framing == p.framing && r.isKeepAlive == p.isKeepAlive && r.body == p.body)
+            #expect(r.head.status == p.head.status && r.head.reason == p.head.reason)
+            #expect(p.head.rawFields == nil)
+            guard let rawFields = r.head.rawFields else {
+                Issue.record("no raw fields for \(p.head.status)")
+                continue
+            }
+            #expect(Self.fields(of: rawFields) == p.head.headers)
+            // Only the framing fields become Strings.
+            for (name, _) in r.head.headers {
+                #expect(["content-length", "transfer-encoding", "connection"].contains(name.lowercased()))
+            }
+        }
+    }
+
+    @Test func repeatedContentLengthComesNormalizedWithoutRawFields() {
+        let response = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX: y\r\nContent-Length: 2\r\n\r\nok"
+        let parsed = decodeResponses(response)
+        let raw = decodeResponses(response, rawFields: true)
+        #expect(raw.messages.first?.head.rawFields == nil)
+        #expect(raw.messages.first?.head.headers == parsed.messages.first?.head.headers)
+        #expect(raw.messages.first?.head.headers.values("content-length") == ["2"])
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingCharacters(in set: String) -> String {
+        var slice = self[...]
+        while let first = slice.first, set.contains(first) { slice = slice.dropFirst() }
+        while let last = slice.last, set.contains(last) { slice = slice.dropLast() }
+        return String(slice)
+    }
+}

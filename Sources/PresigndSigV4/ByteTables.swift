@@ -27,7 +27,7 @@ enum ByteTables {
     }
 
     /// Appends the lower-case hex form of `bytes` to `output`.
-    static func appendLowerHex(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
+    static func appendLowerHex(_ bytes: UnsafeRawBufferPointer, to output: inout some ByteSink) {
         lowerHex.withUnsafeBufferPointer { digits in
             for byte in bytes {
                 output.append(digits[Int(byte >> 4)])

@@ -20,6 +20,8 @@ public final class Signer {
     private var keyCache: [CachedKey] = []
     /// The last scope built, per date stamp (one a day; saves four concatenations a request).
     private var scopeCache: (dateStamp: String, scope: String, bytes: [UInt8])?
+    /// Reusable buffers of the header signer (see `SigningScratch`).
+    var scratch = SigningScratch()
 
     /// - Throws: `SigV4Error.crypto` when OpenSSL cannot provide SHA-256.
     public init(credentials: Credentials, region: String, service: String = "s3") throws(SigV4Error) {
@@ -31,6 +33,7 @@ public final class Signer {
 
     deinit {
         for index in keyCache.indices { keyCache[index].key.wipe() }
+        scratch.deallocate()
     }
 
     /// kSigning for a `yyyymmdd` date stamp (§1 key derivation), derived afresh. Tests only: the signer itself
@@ -94,8 +97,8 @@ public final class Signer {
     }
 
     /// Appends `yyyymmdd/region/service/aws4_request` (§1 Scope).
-    func appendScope(dateStamp: String, to output: inout [UInt8]) {
-        output.append(contentsOf: cachedScope(dateStamp: dateStamp).bytes)
+    func appendScope(dateStamp: String, to output: inout some ByteSink) {
+        cachedScope(dateStamp: dateStamp).bytes.withUnsafeBufferPointer { output.append(bytes: $0) }
     }
 
     /// `yyyymmdd/region/service/aws4_request` as a `String`.
@@ -116,16 +119,16 @@ public final class Signer {
     }
 
     /// Appends `algorithm \n x-amz-date \n scope` (no trailing newline).
-    func appendStringToSignPrefix(algorithm: String, date: AmzDate, to output: inout [UInt8]) {
-        output.append(contentsOf: algorithm.utf8)
+    func appendStringToSignPrefix(algorithm: String, date: AmzDate, to output: inout some ByteSink) {
+        output.append(utf8: algorithm)
         output.append(0x0A)
-        output.append(contentsOf: date.string.utf8)
+        output.append(utf8: date.string)
         output.append(0x0A)
         appendScope(dateStamp: date.dateStamp, to: &output)
     }
 
     /// Hex(SHA256(bytes)) appended to `output`.
-    func appendSHA256Hex(of bytes: [UInt8], to output: inout [UInt8]) throws(SigV4Error) {
+    func appendSHA256Hex(of bytes: some Collection<UInt8>, to output: inout some ByteSink) throws(SigV4Error) {
         var digest: Digest32 = (0, 0, 0, 0)
         try sha256(bytes, into: &digest)
         withUnsafeBytes(of: &digest) { ByteTables.appendLowerHex($0, to: &output) }

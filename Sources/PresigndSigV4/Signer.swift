@@ -98,7 +98,8 @@ public final class Signer {
 
     /// Appends `yyyymmdd/region/service/aws4_request` (§1 Scope).
     func appendScope(dateStamp: String, to output: inout some ByteSink) {
-        cachedScope(dateStamp: dateStamp).bytes.withUnsafeBufferPointer { output.append(bytes: $0) }
+        if scopeCache?.dateStamp != dateStamp { _ = cachedScope(dateStamp: dateStamp) }
+        scopeCache?.bytes.withUnsafeBufferPointer { output.append(bytes: $0) }
     }
 
     /// `yyyymmdd/region/service/aws4_request` as a `String`.

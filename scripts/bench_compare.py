@@ -600,7 +600,7 @@ def idle_run(bench, name, counts, batch=100):
 def sign_run(binary):
     out = subprocess.run(["taskset", "-c", str(LOAD_CPU), binary, "200000"], capture_output=True, text=True,
                          timeout=120)
-    cached = re.search(r"cached key:\s+(\d+) ns/op wall, (\d+) ns/op CPU", out.stdout)
+    cached = re.search(r"header signature, cached key:\s+(\d+) ns/op wall, (\d+) ns/op CPU", out.stdout)
     uncached = re.search(r"no key cache:\s+(\d+) ns/op wall, (\d+) ns/op CPU", out.stdout)
     if not cached:
         raise RuntimeError(f"presignd-bench output not understood: {out.stdout} {out.stderr}")

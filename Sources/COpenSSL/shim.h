@@ -25,4 +25,21 @@ static inline long presignd_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) {
 static inline long presignd_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mode) {
     return SSL_CTX_set_session_cache_mode(ctx, mode);
 }
+
+// SHA-256 through the low-level API: a plain `SHA256_CTX` value that is copied by assignment (HMAC keeps its
+// ipad/opad states and copies them per signature) and no EVP dispatch. OpenSSL 3 deprecates these functions
+// but still ships them, and they take the same SHA-NI/AVX2 block functions as EVP. The deprecation warning is
+// silenced here only, so it cannot leak into Swift (the build uses -warnings-as-errors).
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+static inline int presignd_sha256_init(SHA256_CTX *ctx) {
+    return SHA256_Init(ctx);
+}
+static inline int presignd_sha256_update(SHA256_CTX *ctx, const void *data, size_t length) {
+    return SHA256_Update(ctx, data, length);
+}
+static inline int presignd_sha256_final(unsigned char *digest, SHA256_CTX *ctx) {
+    return SHA256_Final(digest, ctx);
+}
+#pragma clang diagnostic pop
 #endif

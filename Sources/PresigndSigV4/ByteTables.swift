@@ -27,13 +27,29 @@ enum ByteTables {
     }
 
     /// Appends the lower-case hex form of `bytes` to `output`.
-    static func appendLowerHex(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
-        lowerHex.withUnsafeBufferPointer { digits in
-            for byte in bytes {
-                output.append(digits[Int(byte >> 4)])
-                output.append(digits[Int(byte & 0x0F)])
+    static func appendLowerHex(_ bytes: UnsafeRawBufferPointer, to output: inout some ByteSink) {
+        // Through a stack buffer: one append per 32 input bytes instead of two per byte.
+        var chunk: (Digest32, Digest32) = ((0, 0, 0, 0), (0, 0, 0, 0))
+        withUnsafeMutableBytes(of: &chunk) { chunk in
+            let text = chunk.bindMemory(to: UInt8.self)
+            var index = 0
+            while index < bytes.count {
+                let end = min(index + text.count / 2, bytes.count)
+                var written = 0
+                for byte in bytes[index..<end] {
+                    text[written] = hexDigit(byte >> 4)
+                    text[written + 1] = hexDigit(byte & 0x0F)
+                    written += 2
+                }
+                output.append(bytes: UnsafeBufferPointer(rebasing: text[0..<written]))
+                index = end
             }
         }
+    }
+
+    @inline(__always)
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? nibble + UInt8(ascii: "0") : nibble - 10 + UInt8(ascii: "a")
     }
 
     /// Lower-case hex of `bytes` as a `String`.

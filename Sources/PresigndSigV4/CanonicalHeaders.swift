@@ -1,24 +1,58 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// The canonical headers block and the SignedHeaders list (SIGV4-S3-RULES §4.1).
+/// The canonical headers block and the SignedHeaders list (SIGV4-S3-RULES §4.1), built on byte buffers.
+///
+/// Lower-case names live back to back in `names` and entries refer to them by range, so a signer that keeps one
+/// `CanonicalHeaders` (in its `SigningScratch`) adds, sorts and writes headers without allocating. `names` is a
+/// `ByteWriter`: call `deallocate()` when done with a local one.
 struct CanonicalHeaders {
-    /// One header to sign: its lower-case name, its value as sent, and its arrival position.
-    struct Entry {
-        var name: String
-        var value: String
-        var order: Int
+    /// Where a signed value comes from: a header of the request by index, or one of the signer's own values
+    /// (`own.0`, `own.1`, `own.2` of `appendBlock`).
+    enum Value {
+        case header(Int)
+        case own(Int)
     }
 
+    /// One header to sign: its lower-case name in `names`, and its value.
+    struct Entry {
+        var name: Range<Int>
+        var value: Value
+    }
+
+    /// Lower-case names, back to back (the signer also keeps names it does not sign here).
+    var names = ByteWriter()
     var entries: [Entry] = []
 
-    init(capacity: Int) {
-        entries.reserveCapacity(capacity)
+    mutating func removeAll() {
+        names.removeAll()
+        entries.removeAll(keepingCapacity: true)
     }
 
-    mutating func add(lowercasedName: String, value: String) {
-        entries.append(Entry(name: lowercasedName, value: value, order: entries.count))
+    mutating func deallocate() {
+        names.deallocate()
+        entries = []
+    }
+
+    /// The lower-case name at `range` of `names`; valid until the next name is added.
+    func name(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
+        names[range]
+    }
+
+    /// Lower-cases `name` into `names` and returns its range there.
+    mutating func appendName(_ name: String) -> Range<Int> {
+        let start = names.count
+        ASCIIBytes.withBytes(name) { ASCIIBytes.appendLowercased($0, to: &names) }
+        return start..<names.count
+    }
+
+    /// Adds a header to sign whose lower-case name is already in `names`.
+    mutating func add(name: Range<Int>, value: Value) {
+        entries.append(Entry(name: name, value: value))
+    }
+
+    /// Adds a header to sign under a lower-case literal name.
+    mutating func add(lowercasedName: StaticString, value: Value) {
+        let start = names.count
+        names.append(literal: lowercasedName)
+        entries.append(Entry(name: start..<names.count, value: value))
     }
 
     /// Sorts by name comparing bytes; equal names keep arrival order (§4.1: repeated values are not sorted).
@@ -28,8 +62,9 @@ struct CanonicalHeaders {
         var index = 1
         while index < entries.count {
             let entry = entries[index]
+            let name = names[entry.name]
             var slot = index
-            while slot > 0 && Self.bytesLess(entry.name, entries[slot - 1].name) {
+            while slot > 0, ASCIIBytes.less(name, names[entries[slot - 1].name]) {
                 entries[slot] = entries[slot - 1]
                 slot -= 1
             }
@@ -38,48 +73,56 @@ struct CanonicalHeaders {
         }
     }
 
-    /// Appends `name:value\n` lines (repeated names joined with `,`) to `output`, and the `;`-joined names to
-    /// `signedHeaders`. Call `sort()` first.
-    /// Byte order of the UTF-8 forms (§4.1 sorts by bytes, not by Unicode collation).
-    static func bytesLess(_ left: String, _ right: String) -> Bool {
-        var left = left
-        var right = right
-        return left.withUTF8 { a in
-            right.withUTF8 { b in
-                let common = min(a.count, b.count)
-                if common > 0, let pa = a.baseAddress, let pb = b.baseAddress {
-                    let order = memcmp(pa, pb, common)
-                    if order != 0 { return order < 0 }
-                }
-                return a.count < b.count
-            }
-        }
-    }
-
-    func append(to output: inout [UInt8], signedHeaders: inout [UInt8]) {
+    /// Appends the `name:value\n` lines (repeated names joined with `,`) to `output`. Call `sort()` first.
+    func appendBlock(
+        to output: inout some ByteSink, headers: [(name: String, value: String)], own: (String, String, String)
+    ) {
         var index = 0
         while index < entries.count {
-            let name = entries[index].name
-            if !signedHeaders.isEmpty { signedHeaders.append(UInt8(ascii: ";")) }
-            signedHeaders.append(contentsOf: name.utf8)
-            output.append(contentsOf: name.utf8)
+            let name = names[entries[index].name]
+            output.append(bytes: name)
             output.append(UInt8(ascii: ":"))
-            Self.appendTrimmed(entries[index].value, to: &output)
+            Self.appendTrimmed(value(entries[index].value, headers, own), to: &output)
             index += 1
-            while index < entries.count, entries[index].name == name {
+            while index < entries.count, ASCIIBytes.equal(name, names[entries[index].name]) {
                 output.append(UInt8(ascii: ","))  // §4.1: `a` and `b` give `a,b`, no space
-                Self.appendTrimmed(entries[index].value, to: &output)
+                Self.appendTrimmed(value(entries[index].value, headers, own), to: &output)
                 index += 1
             }
             output.append(0x0A)
         }
     }
 
+    /// Appends SignedHeaders: the distinct names, sorted, joined by `;`. Call `sort()` first.
+    func appendSignedHeaders(to output: inout some ByteSink) {
+        var previous: UnsafeBufferPointer<UInt8>?
+        for entry in entries {
+            let name = names[entry.name]
+            if let previous {
+                if ASCIIBytes.equal(previous, name) { continue }
+                output.append(UInt8(ascii: ";"))
+            }
+            output.append(bytes: name)
+            previous = name
+        }
+    }
+
+    @inline(__always)
+    private func value(_ value: Value, _ headers: [(name: String, value: String)], _ own: (String, String, String))
+        -> String
+    {
+        switch value {
+        case .header(let index): headers[index].value
+        case .own(0): own.0
+        case .own(1): own.1
+        case .own: own.2
+        }
+    }
+
     /// §4.1 value: trim, collapse inner whitespace runs (space, tab, CR, LF from obs-fold) to one space;
     /// quotes do not protect spaces (`get-header-value-trim`).
-    static func appendTrimmed(_ value: String, to output: inout [UInt8]) {
-        var value = value
-        value.withUTF8 { bytes in
+    static func appendTrimmed(_ value: String, to output: inout some ByteSink) {
+        ASCIIBytes.withBytes(value) { bytes in
             // Copy whole runs of non-whitespace at once: most values have no run to collapse.
             var index = 0
             var needsSpace = false
@@ -89,7 +132,7 @@ struct CanonicalHeaders {
                 let start = index
                 while index < bytes.count, !isWhitespace(bytes[index]) { index += 1 }
                 if needsSpace { output.append(0x20) }
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                output.append(bytes: UnsafeBufferPointer(rebasing: bytes[start..<index]))
                 needsSpace = true
             }
         }

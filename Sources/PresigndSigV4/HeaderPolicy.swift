@@ -12,72 +12,90 @@ public enum HeaderRule: Sendable, Equatable {
 public enum HeaderPolicy {
     /// The rule for a header name that is already lower case.
     public static func rule(forLowercasedName name: String) -> HeaderRule {
-        // Dispatch on the first byte so the common names cost one or two comparisons.
-        switch name.utf8.first {
-        case UInt8(ascii: "x"):
-            if hasPrefix(name, "x-amz-") {
-                switch name {
-                // §4.4: replaced by the signer's own values.
-                case "x-amz-date", "x-amz-content-sha256", "x-amz-security-token": return .strip
-                // §4.2: every other forwarded x-amz-* header MUST be signed.
-                default: return .sign
-                }
-            }
-            return hasPrefix(name, "x-forwarded-") ? .strip : .forwardUnsigned  // §4.4 proxy bookkeeping
-        case UInt8(ascii: "h"):
-            return name == "host" ? .sign : .forwardUnsigned  // §4.2
-        case UInt8(ascii: "c"):
-            if hasPrefix(name, "content-") { return .sign }  // §4.2 type/md5, §4.3 encoding/disposition/language/length
-            if name == "cache-control" { return .sign }  // §4.3
-            if name == "connection" || hasPrefix(name, "cf-") { return .strip }  // §4.4 hop-by-hop; Cloudflare edge
-            return .forwardUnsigned
-        case UInt8(ascii: "r"):
-            return name == "range" ? .sign : .forwardUnsigned  // §4.3
-        case UInt8(ascii: "i"):
-            switch name {
-            case "if-match", "if-none-match", "if-modified-since", "if-unmodified-since": return .sign  // §4.3
-            default: return .forwardUnsigned
-            }
-        case UInt8(ascii: "d"):
-            return name == "date" ? .sign : .forwardUnsigned  // §6: a forwarded Date may be signed
-        case UInt8(ascii: "e"):
-            switch name {
-            case "expires": return .sign  // §4.3
-            case "expect": return .strip  // §4.4: R2 has no 100 Continue
-            default: return .forwardUnsigned
-            }
-        case UInt8(ascii: "p"):
-            return hasPrefix(name, "proxy-") ? .strip : .forwardUnsigned  // §4.4 proxy-authenticate/-authorization/-connection
-        default:
-            switch name {
-            // §4.4 hop-by-hop (RFC 9110 §7.6.1), the client's own auth, proxy bookkeeping.
-            case "keep-alive", "te", "trailer", "transfer-encoding", "upgrade", "authorization", "via", "forwarded":
-                return .strip
-            // §4.4 user-agent, accept-encoding, traceparent, tracestate, baggage and anything else.
-            default: return .forwardUnsigned
-            }
-        }
+        ASCIIBytes.withBytes(name) { rule(forLowercasedName: $0) }
     }
 
-    private static func hasPrefix(_ name: String, _ prefix: StaticString) -> Bool {
-        let prefixBytes = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
-        var index = 0
-        for byte in name.utf8 {
-            if index == prefixBytes.count { return true }
-            if byte != prefixBytes[index] { return false }
-            index += 1
+    /// The rule for lower-case name bytes (the signer's form; `rule(forLowercasedName:)` for a `String`).
+    static func rule(forLowercasedName name: UnsafeBufferPointer<UInt8>) -> HeaderRule {
+        typealias B = ASCIIBytes
+        // Dispatch on the first byte so the common names cost one or two comparisons.
+        switch name.first {
+        case UInt8(ascii: "x"):
+            if B.hasPrefix(name, "x-amz-") {
+                // §4.4: replaced by the signer's own values.
+                if B.equals(name, "x-amz-date") || B.equals(name, "x-amz-content-sha256")
+                    || B.equals(name, "x-amz-security-token")
+                {
+                    return .strip
+                }
+                return .sign  // §4.2: every other forwarded x-amz-* header MUST be signed.
+            }
+            return B.hasPrefix(name, "x-forwarded-") ? .strip : .forwardUnsigned  // §4.4 proxy bookkeeping
+        case UInt8(ascii: "h"):
+            return B.equals(name, "host") ? .sign : .forwardUnsigned  // §4.2
+        case UInt8(ascii: "c"):
+            if B.hasPrefix(name, "content-") { return .sign }  // §4.2 type/md5, §4.3 encoding/disposition/language/length
+            if B.equals(name, "cache-control") { return .sign }  // §4.3
+            if B.equals(name, "connection") || B.hasPrefix(name, "cf-") { return .strip }  // §4.4 hop-by-hop; Cloudflare edge
+            return .forwardUnsigned
+        case UInt8(ascii: "r"):
+            return B.equals(name, "range") ? .sign : .forwardUnsigned  // §4.3
+        case UInt8(ascii: "i"):
+            if B.equals(name, "if-match") || B.equals(name, "if-none-match") || B.equals(name, "if-modified-since")
+                || B.equals(name, "if-unmodified-since")
+            {
+                return .sign  // §4.3
+            }
+            return .forwardUnsigned
+        case UInt8(ascii: "d"):
+            return B.equals(name, "date") ? .sign : .forwardUnsigned  // §6: a forwarded Date may be signed
+        case UInt8(ascii: "e"):
+            if B.equals(name, "expires") { return .sign }  // §4.3
+            if B.equals(name, "expect") { return .strip }  // §4.4: R2 has no 100 Continue
+            return .forwardUnsigned
+        case UInt8(ascii: "p"):
+            return B.hasPrefix(name, "proxy-") ? .strip : .forwardUnsigned  // §4.4 proxy-authenticate/-authorization/-connection
+        default:
+            // §4.4 hop-by-hop (RFC 9110 §7.6.1), the client's own auth, proxy bookkeeping.
+            if B.equals(name, "keep-alive") || B.equals(name, "te") || B.equals(name, "trailer")
+                || B.equals(name, "transfer-encoding") || B.equals(name, "upgrade") || B.equals(name, "authorization")
+                || B.equals(name, "via") || B.equals(name, "forwarded")
+            {
+                return .strip
+            }
+            // §4.4 user-agent, accept-encoding, traceparent, tracestate, baggage and anything else.
+            return .forwardUnsigned
         }
-        return index == prefixBytes.count
     }
 
     /// Names listed in a `Connection` header value, lower-cased: those headers are hop-by-hop too (§4.4,
     /// RFC 9110 §7.6.1).
     public static func connectionListedNames(_ value: String) -> [String] {
-        value.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true).compactMap { token in
-            let trimmed = token.drop(while: { $0 == 0x20 || $0 == 0x09 })
-            let end = trimmed.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
-            guard let end else { return nil }
-            return ByteTables.asciiLowercased(String(decoding: trimmed[...end], as: UTF8.self))
+        var tokens: [UInt8] = []
+        var spans: [Range<Int>] = []
+        ASCIIBytes.withBytes(value) { appendConnectionTokens($0, to: &tokens, spans: &spans) }
+        return spans.map { String(decoding: tokens[$0], as: UTF8.self) }
+    }
+
+    /// Byte form of `connectionListedNames`: appends each lower-cased token to `tokens` and its range to `spans`.
+    /// Tokens are split on `,`, trimmed of spaces and tabs; empty ones are skipped.
+    static func appendConnectionTokens(
+        _ value: UnsafeBufferPointer<UInt8>, to tokens: inout [UInt8], spans: inout [Range<Int>]
+    ) {
+        var start = 0
+        while start <= value.count {
+            var end = start
+            while end < value.count, value[end] != UInt8(ascii: ",") { end += 1 }
+            var first = start
+            var last = end
+            while first < last, value[first] == 0x20 || value[first] == 0x09 { first += 1 }
+            while last > first, value[last - 1] == 0x20 || value[last - 1] == 0x09 { last -= 1 }
+            if last > first {
+                let tokenStart = tokens.count
+                ASCIIBytes.appendLowercased(UnsafeBufferPointer(rebasing: value[first..<last]), to: &tokens)
+                spans.append(tokenStart..<tokens.count)
+            }
+            start = end + 1
         }
     }
 }
@@ -87,13 +105,14 @@ public enum PresignParameters {
     /// `X-Amz-Algorithm`, `-Credential`, `-Date`, `-Expires`, `-SignedHeaders`, `-Signature`,
     /// `-Security-Token`, compared case-insensitively.
     public static func isPresignParameter(name: String) -> Bool {
-        guard name.utf8.count >= 10, name.utf8.count <= 20 else { return false }
-        switch ByteTables.asciiLowercased(name) {
-        case "x-amz-algorithm", "x-amz-credential", "x-amz-date", "x-amz-expires", "x-amz-signedheaders",
-            "x-amz-signature", "x-amz-security-token":
-            return true
-        default:
-            return false
+        let count = name.utf8.count
+        guard count >= 10, count <= 20 else { return false }
+        return ASCIIBytes.withBytes(name) { bytes in
+            typealias B = ASCIIBytes
+            return B.equalsIgnoringCase(bytes, "x-amz-algorithm") || B.equalsIgnoringCase(bytes, "x-amz-credential")
+                || B.equalsIgnoringCase(bytes, "x-amz-date") || B.equalsIgnoringCase(bytes, "x-amz-expires")
+                || B.equalsIgnoringCase(bytes, "x-amz-signedheaders") || B.equalsIgnoringCase(bytes, "x-amz-signature")
+                || B.equalsIgnoringCase(bytes, "x-amz-security-token")
         }
     }
 }

@@ -13,12 +13,11 @@ extension Signer {
         return try signature(of: stringToSign, dateStamp: date.dateStamp)
     }
 
-    /// Hashes `chunk` with the signer's own SHA-256 context, then signs it like `chunkSignature(…chunkSHA256Hex:…)`.
+    /// Hashes `chunk`, then signs it like `chunkSignature(…chunkSHA256Hex:…)`.
     public func chunkSignature(previousSignature: String, chunk: UnsafeRawBufferPointer, date: AmzDate)
         throws(SigV4Error) -> String
     {
-        try hasher.update(chunk)
-        let hex = try hasher.finalizeHex()
+        let hex = try sha256Hex(chunk)
         return try chunkSignature(previousSignature: previousSignature, chunkSHA256Hex: hex, date: date)
     }
 

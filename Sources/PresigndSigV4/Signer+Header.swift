@@ -14,108 +14,150 @@ extension Signer {
     ) throws(SigV4Error) -> SignedRequest {
         let payloadValue = payload.value
         let token = credentials.sessionToken?.exposedValue
-        var connectionNames: [String] = []
-        if case .s3Policy = selection {
-            for header in request.headers where header.name.utf8.count == 10 {
-                if ByteTables.asciiLowercased(header.name) == "connection" {
-                    connectionNames += HeaderPolicy.connectionListedNames(header.value)
+        return try withScratch { (scratch) throws(SigV4Error) -> SignedRequest in
+            let layout = try sign(
+                request, payloadValue: payloadValue, token: token, date: date, selection: selection,
+                addsContentSHA256Header: addsContentSHA256Header, signsSessionToken: signsSessionToken,
+                scratch: &scratch)
+            var sent: [(name: String, value: String)] = []
+            sent.reserveCapacity(scratch.kept.count + 4)
+            for index in scratch.kept { sent.append(request.headers[index]) }
+            sent.append(("X-Amz-Date", date.string))
+            if addsContentSHA256Header { sent.append(("X-Amz-Content-SHA256", payloadValue)) }  // §5: header == last canonical line
+            if let token { sent.append(("X-Amz-Security-Token", token)) }
+            let authorization = String(decoding: scratch.authorization.bytes, as: UTF8.self)
+            sent.append(("Authorization", authorization))
+
+            let canonicalQuery = String(decoding: scratch.canonicalRequest[layout.query], as: UTF8.self)
+            var target = request.path
+            if !layout.query.isEmpty {
+                target.reserveCapacity(target.utf8.count + 1 + layout.query.count)
+                target += "?"
+                target += canonicalQuery
+            }
+            return SignedRequest(
+                method: request.method, target: target, headers: sent, canonicalQuery: canonicalQuery,
+                signedHeaders: String(decoding: scratch.canonicalRequest[layout.signedHeaders], as: UTF8.self),
+                signature: String(decoding: scratch.authorization.bytes.suffix(64), as: UTF8.self),
+                authorization: authorization, canonicalRequestBytes: Array(scratch.canonicalRequest.bytes),
+                stringToSignBytes: Array(scratch.stringToSign.bytes))
+        }
+    }
+
+    /// Where the variable parts of a signature sit in `SigningScratch.canonicalRequest`.
+    struct SignatureLayout {
+        /// The canonical query (§3), which is also the wire query.
+        var query: Range<Int>
+        /// SignedHeaders (§4.1).
+        var signedHeaders: Range<Int>
+    }
+
+    /// The one header signer behind `sign` and `signHead`: decides what is sent and signed, and leaves the kept
+    /// header indices, the canonical request, the string to sign and the `Authorization` value in `scratch`.
+    func sign(
+        _ request: SignableRequest, payloadValue: String, token: String?, date: AmzDate,
+        selection: SignedHeaderSelection, addsContentSHA256Header: Bool, signsSessionToken: Bool,
+        scratch: inout SigningScratch
+    ) throws(SigV4Error) -> SignatureLayout {
+        scratch.removeAll()
+        let isS3Policy = if case .s3Policy = selection { true } else { false }
+
+        // Lower-case every name once; collect the names `Connection` lists (§4.4, RFC 9110 §7.6.1).
+        for header in request.headers {
+            let name = scratch.canonical.appendName(header.name)
+            scratch.nameRanges.append(name)
+            if isS3Policy, name.count == 10 {
+                if ASCIIBytes.equals(scratch.canonical.name(name), "connection") {
+                    ASCIIBytes.withBytes(header.value) {
+                        HeaderPolicy.appendConnectionTokens(
+                            $0, to: &scratch.connectionTokens, spans: &scratch.connectionRanges)
+                    }
                 }
             }
         }
 
         // §8 step 3–4: decide what is sent and what is signed, then add the signer's own headers.
-        var sent: [(name: String, value: String)] = []
-        sent.reserveCapacity(request.headers.count + 4)
-        var canonical = CanonicalHeaders(capacity: request.headers.count + 3)
-        for header in request.headers {
-            let name = ByteTables.asciiLowercased(header.name)
+        for index in request.headers.indices {
+            let name = scratch.nameRanges[index]
+            let bytes = scratch.canonical.name(name)
             let rule: HeaderRule
-            switch selection {
-            case .s3Policy:
-                rule = connectionNames.contains(name) ? .strip : HeaderPolicy.rule(forLowercasedName: name)
-            case .all:
-                rule = Self.isSetBySigner(name, addsContentSHA256Header, token != nil) ? .strip : .sign
+            if isS3Policy {
+                rule = scratch.isConnectionListed(bytes) ? .strip : HeaderPolicy.rule(forLowercasedName: bytes)
+            } else {
+                rule = Self.isSetBySigner(bytes, addsContentSHA256Header, token != nil) ? .strip : .sign
             }
             switch rule {
             case .strip: continue
-            case .forwardUnsigned: sent.append(header)
+            case .forwardUnsigned: scratch.kept.append(index)
             case .sign:
-                sent.append(header)
-                canonical.add(lowercasedName: name, value: header.value)
+                scratch.kept.append(index)
+                scratch.canonical.add(name: name, value: .header(index))
             }
         }
-        sent.append(("X-Amz-Date", date.string))
-        canonical.add(lowercasedName: "x-amz-date", value: date.string)
+        scratch.canonical.add(lowercasedName: "x-amz-date", value: .own(0))
         if addsContentSHA256Header {
-            sent.append(("X-Amz-Content-SHA256", payloadValue))  // §5: header == last canonical line
-            canonical.add(lowercasedName: "x-amz-content-sha256", value: payloadValue)
+            scratch.canonical.add(lowercasedName: "x-amz-content-sha256", value: .own(1))  // §5: header == last line
         }
-        if let token {
-            sent.append(("X-Amz-Security-Token", token))
-            if signsSessionToken { canonical.add(lowercasedName: "x-amz-security-token", value: token) }
-        }
-        canonical.sort()
+        if token != nil, signsSessionToken { scratch.canonical.add(lowercasedName: "x-amz-security-token", value: .own(2)) }
+        scratch.canonical.sort()
 
         // §1 CanonicalRequest, built in one byte buffer.
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(512)
-        bytes.append(contentsOf: request.method.utf8)
-        bytes.append(0x0A)
-        bytes.append(contentsOf: request.path.utf8)
-        bytes.append(0x0A)
-        let queryStart = bytes.count
-        if case .s3Policy = selection, request.query.contains(where: { PresignParameters.isPresignParameter(name: $0.name) }) {
-            // §4.4: the client's presign parameters are replaced, never forwarded.
-            let kept = request.query.filter { !PresignParameters.isPresignParameter(name: $0.name) }
-            URIEncoding.appendCanonicalQuery(kept, to: &bytes)
-        } else {
-            URIEncoding.appendCanonicalQuery(request.query, to: &bytes)
-        }
-        let canonicalQuery = String(decoding: bytes[queryStart...], as: UTF8.self)
-        bytes.append(0x0A)
-        var signedHeaders: [UInt8] = []
-        signedHeaders.reserveCapacity(128)
-        canonical.append(to: &bytes, signedHeaders: &signedHeaders)
-        bytes.append(0x0A)
-        bytes.append(contentsOf: signedHeaders)
-        bytes.append(0x0A)
-        bytes.append(contentsOf: payloadValue.utf8)
+        scratch.canonicalRequest.append(utf8: request.method)
+        scratch.canonicalRequest.append(0x0A)
+        scratch.canonicalRequest.append(utf8: request.path)
+        scratch.canonicalRequest.append(0x0A)
+        let queryStart = scratch.canonicalRequest.count
+        // §4.4: with the S3 policy the client's presign parameters are replaced, never forwarded.
+        URIEncoding.appendCanonicalQuery(
+            request.query, skippingPresignParameters: isS3Policy, scratch: &scratch.query,
+            to: &scratch.canonicalRequest)
+        let query = queryStart..<scratch.canonicalRequest.count
+        scratch.canonicalRequest.append(0x0A)
+        scratch.canonical.appendBlock(
+            to: &scratch.canonicalRequest, headers: request.headers, own: (date.string, payloadValue, token ?? ""))
+        scratch.canonicalRequest.append(0x0A)
+        let signedHeadersStart = scratch.canonicalRequest.count
+        scratch.canonical.appendSignedHeaders(to: &scratch.canonicalRequest)
+        let signedHeaders = signedHeadersStart..<scratch.canonicalRequest.count
+        scratch.canonicalRequest.append(0x0A)
+        scratch.canonicalRequest.append(utf8: payloadValue)
 
         // §1 StringToSign and Signature.
-        var stringToSign = stringToSign(algorithm: "AWS4-HMAC-SHA256", date: date, lines: [])
-        stringToSign.append(0x0A)
-        try appendSHA256Hex(of: bytes, to: &stringToSign)
-        let dateStamp = date.dateStamp
-        let signature = try signature(of: stringToSign, dateStamp: dateStamp)
+        appendStringToSignPrefix(algorithm: "AWS4-HMAC-SHA256", date: date, to: &scratch.stringToSign)
+        scratch.stringToSign.append(0x0A)
+        try appendSHA256Hex(of: scratch.canonicalRequest.bytes, to: &scratch.stringToSign)
+        var mac: Digest32 = (0, 0, 0, 0)
+        try authenticate(UnsafeRawBufferPointer(scratch.stringToSign.bytes), dateStamp: date.dateStamp, into: &mac)
 
         // §1 Authorization: one line, `, ` between the parts.
-        var authorizationValue = "AWS4-HMAC-SHA256 Credential="
-        authorizationValue.reserveCapacity(160 + signedHeaders.count + credentials.accessKeyID.utf8.count)
-        authorizationValue += credentials.accessKeyID
-        authorizationValue += "/"
-        authorizationValue += scope(dateStamp: dateStamp)
-        let signedHeadersText = String(decoding: signedHeaders, as: UTF8.self)
-        authorizationValue += ", SignedHeaders="
-        authorizationValue += signedHeadersText
-        authorizationValue += ", Signature="
-        authorizationValue += signature
-        sent.append(("Authorization", authorizationValue))
+        scratch.authorization.append(literal: "AWS4-HMAC-SHA256 Credential=")
+        scratch.authorization.append(utf8: credentials.accessKeyID)
+        scratch.authorization.append(UInt8(ascii: "/"))
+        appendScope(dateStamp: date.dateStamp, to: &scratch.authorization)
+        scratch.authorization.append(literal: ", SignedHeaders=")
+        scratch.authorization.append(bytes: scratch.canonicalRequest[signedHeaders])
+        scratch.authorization.append(literal: ", Signature=")
+        withUnsafeBytes(of: &mac) { ByteTables.appendLowerHex($0, to: &scratch.authorization) }
+        return SignatureLayout(query: query, signedHeaders: signedHeaders)
+    }
 
-        return SignedRequest(
-            method: request.method,
-            target: canonicalQuery.isEmpty ? request.path : request.path + "?" + canonicalQuery,
-            headers: sent, canonicalQuery: canonicalQuery,
-            signedHeaders: signedHeadersText, signature: signature,
-            authorization: authorizationValue, canonicalRequestBytes: bytes, stringToSignBytes: stringToSign)
+    /// Runs `body` on the signer's scratch buffers, moved out of the signer for the call (see `SigningScratch`).
+    func withScratch<Result>(_ body: (inout SigningScratch) throws(SigV4Error) -> Result) throws(SigV4Error)
+        -> Result
+    {
+        var local = SigningScratch()
+        swap(&local, &scratch)
+        defer { swap(&local, &scratch) }
+        return try body(&local)
     }
 
     /// Headers the signer sets itself and therefore replaces in `.all` mode (§4.4 "Replace").
-    private static func isSetBySigner(_ name: String, _ addsContentSHA256: Bool, _ hasToken: Bool) -> Bool {
-        switch name {
-        case "authorization", "x-amz-date": true
-        case "x-amz-content-sha256": addsContentSHA256
-        case "x-amz-security-token": hasToken
-        default: false
-        }
+    private static func isSetBySigner(_ name: UnsafeBufferPointer<UInt8>, _ addsContentSHA256: Bool, _ hasToken: Bool)
+        -> Bool
+    {
+        if ASCIIBytes.equals(name, "authorization") || ASCIIBytes.equals(name, "x-amz-date") { return true }
+        if ASCIIBytes.equals(name, "x-amz-content-sha256") { return addsContentSHA256 }
+        if ASCIIBytes.equals(name, "x-amz-security-token") { return hasToken }
+        return false
     }
 }

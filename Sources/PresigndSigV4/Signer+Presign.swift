@@ -23,19 +23,21 @@ extension Signer {
     ) throws(SigV4Error) -> PresignedURL {
         guard (1...Self.maximumExpiry).contains(expires) else { throw .invalidExpiry(seconds: expires) }
         let dateStamp = date.dateStamp
-        var canonical = CanonicalHeaders(capacity: headers.count + 1)
-        canonical.add(lowercasedName: "host", value: host)
+        var canonical = CanonicalHeaders()
+        defer { canonical.deallocate() }
+        canonical.add(lowercasedName: "host", value: .own(0))
         var mustSend: [(name: String, value: String)] = []
-        for header in headers {
-            let name = ByteTables.asciiLowercased(header.name)
-            guard name != "host" else { continue }
-            canonical.add(lowercasedName: name, value: header.value)
+        for (index, header) in headers.enumerated() {
+            let name = canonical.appendName(header.name)
+            guard !ASCIIBytes.equals(canonical.name(name), "host") else { continue }
+            canonical.add(name: name, value: .header(index))
             mustSend.append(header)
         }
         canonical.sort()
         var headerBlock: [UInt8] = []
         var signedHeaders: [UInt8] = []
-        canonical.append(to: &headerBlock, signedHeaders: &signedHeaders)
+        canonical.appendBlock(to: &headerBlock, headers: headers, own: (host, "", ""))
+        canonical.appendSignedHeaders(to: &signedHeaders)
 
         // §7 query parameters, sorted together with the operation's own (§3).
         var credential: [UInt8] = Array(credentials.accessKeyID.utf8)

@@ -1,8 +1,8 @@
 /// The SigV4 signer for one set of credentials, one region and one service (S3/R2 rules).
 ///
-/// Not `Sendable`: make one per worker thread. It owns reusable OpenSSL contexts and caches the signing
-/// key `kSigning` per scope date (§6: it depends only on secret, date, region and service), keeping the
-/// current and the previous day so requests straddling UTC midnight do not thrash it.
+/// Not `Sendable`: make one per worker thread. It caches the keyed HMAC state of the signing key `kSigning` per
+/// scope date (§6: it depends only on secret, date, region and service), keeping the current and the previous
+/// day so requests straddling UTC midnight do not thrash it.
 public final class Signer {
     public let credentials: Credentials
     public let region: String
@@ -10,70 +10,108 @@ public final class Signer {
     /// When false every signature derives the key again (benchmarks, tests).
     public var cachesSigningKey: Bool = true
 
-    let derivationMAC: HMACSHA256
-    let signingMAC: HMACSHA256
-    let hasher: SHA256
-    private var keyCache: [(dateStamp: String, key: [UInt8])] = []
-    /// The date stamp whose key `signingMAC` currently holds.
-    private var keyedDateStamp: String?
-    /// The last scope string built, per date stamp (one a day; saves four concatenations a request).
-    private var scopeCache: (dateStamp: String, scope: String)?
+    /// One cached signing key: HMAC state keyed with kSigning for a `yyyymmdd` date stamp.
+    private struct CachedKey {
+        var dateStamp: String
+        var key: HMACKey
+    }
 
-    /// - Throws: `SigV4Error.crypto` when OpenSSL cannot provide HMAC or SHA-256.
+    /// At most two entries: today and yesterday (§6: drop the key after UTC midnight).
+    private var keyCache: [CachedKey] = []
+    /// The last scope built, per date stamp (one a day; saves four concatenations a request).
+    private var scopeCache: (dateStamp: String, scope: String, bytes: [UInt8])?
+    /// Reusable buffers of the header signer (see `SigningScratch`).
+    var scratch = SigningScratch()
+
+    /// - Throws: `SigV4Error.crypto` when OpenSSL cannot provide SHA-256.
     public init(credentials: Credentials, region: String, service: String = "s3") throws(SigV4Error) {
         self.credentials = credentials
         self.region = region
         self.service = service
-        self.derivationMAC = try HMACSHA256()
-        self.signingMAC = try HMACSHA256()
-        self.hasher = try SHA256()
+        _ = try SHA256State()  // fail here, not on the first request
     }
 
-    /// kSigning for a `yyyymmdd` date stamp (§1 key derivation), from the cache when allowed.
+    deinit {
+        for index in keyCache.indices { keyCache[index].key.wipe() }
+        scratch.deallocate()
+    }
+
+    /// kSigning for a `yyyymmdd` date stamp (§1 key derivation), derived afresh. Tests only: the signer itself
+    /// keeps the keyed HMAC state, never the key bytes.
     func signingKey(dateStamp: String) throws(SigV4Error) -> [UInt8] {
-        if cachesSigningKey, let cached = keyCache.first(where: { $0.dateStamp == dateStamp }) {
-            return cached.key
+        var key: Digest32 = (0, 0, 0, 0)
+        defer { withUnsafeMutableBytes(of: &key) { wipeSecret($0) } }
+        try deriveSigningKey(dateStamp: dateStamp, into: &key)
+        return withUnsafeBytes(of: &key) { Array($0) }
+    }
+
+    /// kSigning = HMAC(HMAC(HMAC(HMAC("AWS4" + secret, date), region), service), "aws4_request") (§1).
+    private func deriveSigningKey(dateStamp: String, into key: inout Digest32) throws(SigV4Error) {
+        let prefix: StaticString = "AWS4"
+        var secret = credentials.secretAccessKey.exposedValue
+        var keyed = try secret.withRawUTF8 { (raw) throws(SigV4Error) in
+            try HMACKey(prefix: UnsafeRawBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount), key: raw)
         }
-        let secret = Array(("AWS4" + credentials.secretAccessKey.exposedValue).utf8)
-        let kDate = try derivationMAC.mac(key: secret, message: dateStamp)
-        let kRegion = try derivationMAC.mac(key: kDate, message: region)
-        let kService = try derivationMAC.mac(key: kRegion, message: service)
-        let kSigning = try derivationMAC.mac(key: kService, message: "aws4_request")
+        defer { keyed.wipe() }
+        var message = dateStamp
+        try message.withRawUTF8 { (raw) throws(SigV4Error) in try keyed.authenticate(raw, into: &key) }  // kDate
+        for part in [region, service, "aws4_request"] {  // kRegion, kService, kSigning
+            keyed.wipe()
+            keyed = try withUnsafeBytes(of: &key) { (raw) throws(SigV4Error) in try HMACKey(key: raw) }
+            message = part
+            try message.withRawUTF8 { (raw) throws(SigV4Error) in try keyed.authenticate(raw, into: &key) }
+        }
+    }
+
+    /// HMAC(kSigning, message) into `output` (§1 Signature), with the cached keyed state when allowed.
+    func authenticate(_ message: UnsafeRawBufferPointer, dateStamp: String, into output: inout Digest32)
+        throws(SigV4Error)
+    {
+        if cachesSigningKey, let index = keyCache.firstIndex(where: { $0.dateStamp == dateStamp }) {
+            try keyCache[index].key.authenticate(message, into: &output)
+            return
+        }
+        var kSigning: Digest32 = (0, 0, 0, 0)
+        defer { withUnsafeMutableBytes(of: &kSigning) { wipeSecret($0) } }
+        try deriveSigningKey(dateStamp: dateStamp, into: &kSigning)
+        var keyed = try withUnsafeBytes(of: &kSigning) { (raw) throws(SigV4Error) in try HMACKey(key: raw) }
+        try keyed.authenticate(message, into: &output)
         if cachesSigningKey {
             // Keep today and yesterday only (§6: drop the key after UTC midnight).
-            if keyCache.count >= 2 { keyCache.removeFirst() }
-            keyCache.append((dateStamp, kSigning))
+            if keyCache.count >= 2 {
+                keyCache[0].key.wipe()
+                keyCache.removeFirst()
+            }
+            keyCache.append(CachedKey(dateStamp: dateStamp, key: keyed))
         }
-        return kSigning
+        keyed.wipe()
+    }
+
+    /// The scope `yyyymmdd/region/service/aws4_request` (§1 Scope) as text and bytes, built once a day.
+    private func cachedScope(dateStamp: String) -> (scope: String, bytes: [UInt8]) {
+        if let scopeCache, scopeCache.dateStamp == dateStamp { return (scopeCache.scope, scopeCache.bytes) }
+        let scope = dateStamp + "/" + region + "/" + service + "/aws4_request"
+        let bytes = Array(scope.utf8)
+        scopeCache = (dateStamp, scope, bytes)
+        return (scope, bytes)
     }
 
     /// Appends `yyyymmdd/region/service/aws4_request` (§1 Scope).
-    func appendScope(dateStamp: String, to output: inout [UInt8]) {
-        output.append(contentsOf: dateStamp.utf8)
-        output.append(UInt8(ascii: "/"))
-        output.append(contentsOf: region.utf8)
-        output.append(UInt8(ascii: "/"))
-        output.append(contentsOf: service.utf8)
-        output.append(contentsOf: "/aws4_request".utf8)
+    func appendScope(dateStamp: String, to output: inout some ByteSink) {
+        if scopeCache?.dateStamp != dateStamp { _ = cachedScope(dateStamp: dateStamp) }
+        scopeCache?.bytes.withUnsafeBufferPointer { output.append(bytes: $0) }
     }
 
     /// `yyyymmdd/region/service/aws4_request` as a `String`.
     func scope(dateStamp: String) -> String {
-        if let scopeCache, scopeCache.dateStamp == dateStamp { return scopeCache.scope }
-        let scope = dateStamp + "/" + region + "/" + service + "/aws4_request"
-        scopeCache = (dateStamp, scope)
-        return scope
+        cachedScope(dateStamp: dateStamp).scope
     }
 
     /// Builds `algorithm \n x-amz-date \n scope \n rest…` (§1, §5.1, §5.2 share this shape).
     func stringToSign(algorithm: String, date: AmzDate, lines: [String]) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(256)
-        output.append(contentsOf: algorithm.utf8)
-        output.append(0x0A)
-        output.append(contentsOf: date.string.utf8)
-        output.append(0x0A)
-        appendScope(dateStamp: date.dateStamp, to: &output)
+        appendStringToSignPrefix(algorithm: algorithm, date: date, to: &output)
         for line in lines {
             output.append(0x0A)
             output.append(contentsOf: line.utf8)
@@ -81,30 +119,28 @@ public final class Signer {
         return output
     }
 
-    /// Hex(SHA256(bytes)) appended to `output`.
-    func appendSHA256Hex(of bytes: [UInt8], to output: inout [UInt8]) throws(SigV4Error) {
-        try hasher.update(bytes)
-        var raw = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-        try withUnsafeMutableBytes(of: &raw) { (digest) throws(SigV4Error) in
-            try hasher.finalize(into: digest)
-            ByteTables.appendLowerHex(UnsafeRawBufferPointer(digest), to: &output)
-        }
+    /// Appends `algorithm \n x-amz-date \n scope` (no trailing newline).
+    func appendStringToSignPrefix(algorithm: String, date: AmzDate, to output: inout some ByteSink) {
+        output.append(utf8: algorithm)
+        output.append(0x0A)
+        output.append(utf8: date.string)
+        output.append(0x0A)
+        appendScope(dateStamp: date.dateStamp, to: &output)
     }
 
-    /// Hex(HMAC(kSigning, stringToSign)) (§1 Signature), reusing the keyed context when the day matches.
+    /// Hex(SHA256(bytes)) appended to `output`.
+    func appendSHA256Hex(of bytes: some Collection<UInt8>, to output: inout some ByteSink) throws(SigV4Error) {
+        var digest: Digest32 = (0, 0, 0, 0)
+        try sha256(bytes, into: &digest)
+        withUnsafeBytes(of: &digest) { ByteTables.appendLowerHex($0, to: &output) }
+    }
+
+    /// Hex(HMAC(kSigning, stringToSign)) (§1 Signature).
     func signature(of stringToSign: [UInt8], dateStamp: String) throws(SigV4Error) -> String {
-        if cachesSigningKey, keyedDateStamp == dateStamp {
-            try signingMAC.restart()
-        } else {
-            let key = try signingKey(dateStamp: dateStamp)
-            try key.withRawBytes { (raw) throws(SigV4Error) in try signingMAC.rekey(raw) }
-            keyedDateStamp = cachesSigningKey ? dateStamp : nil
+        var mac: Digest32 = (0, 0, 0, 0)
+        try stringToSign.withRawBytes { (raw) throws(SigV4Error) in
+            try authenticate(raw, dateStamp: dateStamp, into: &mac)
         }
-        try stringToSign.withRawBytes { (raw) throws(SigV4Error) in try signingMAC.update(raw) }
-        var raw = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-        return try withUnsafeMutableBytes(of: &raw) { (mac) throws(SigV4Error) -> String in
-            try signingMAC.finish(into: mac)
-            return ByteTables.lowerHexString(UnsafeRawBufferPointer(mac))
-        }
+        return withUnsafeBytes(of: &mac) { ByteTables.lowerHexString($0) }
     }
 }

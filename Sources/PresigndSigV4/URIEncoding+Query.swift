@@ -50,21 +50,35 @@ extension URIEncoding {
 
     /// Byte-buffer form of `canonicalQuery`.
     static func appendCanonicalQuery(_ parameters: [QueryParameter], to output: inout [UInt8]) {
-        guard !parameters.isEmpty else { return }
-        // Encode every name and value into one scratch buffer and sort ranges of it (one allocation pair
-        // instead of two arrays per parameter).
-        var scratch: [UInt8] = []
-        scratch.reserveCapacity(parameters.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count } * 2)
+        var scratch = QueryScratch()
+        appendCanonicalQuery(parameters, skippingPresignParameters: false, scratch: &scratch, to: &output)
+    }
+
+    /// Reusable buffers of `appendCanonicalQuery`: every encoded name and value back to back, and their ranges.
+    struct QueryScratch {
+        var bytes: [UInt8] = []
         var ranges: [(name: Range<Int>, value: Range<Int>)] = []
-        ranges.reserveCapacity(parameters.count)
+    }
+
+    /// `appendCanonicalQuery` on the caller's scratch buffers; with `skippingPresignParameters` the client's
+    /// `X-Amz-*` presign parameters are left out (§4.4: replaced, never forwarded).
+    static func appendCanonicalQuery(
+        _ parameters: [QueryParameter], skippingPresignParameters: Bool, scratch: inout QueryScratch,
+        to output: inout some ByteSink
+    ) {
+        guard !parameters.isEmpty else { return }
+        // Encode every name and value into one scratch buffer and sort ranges of it (no array per parameter).
+        scratch.bytes.removeAll(keepingCapacity: true)
+        scratch.ranges.removeAll(keepingCapacity: true)
         for parameter in parameters {
-            let nameStart = scratch.count
-            append(parameter.name.utf8, keepingSlash: false, to: &scratch)
-            let valueStart = scratch.count
-            append(parameter.value.utf8, keepingSlash: false, to: &scratch)
-            ranges.append((nameStart..<valueStart, valueStart..<scratch.count))
+            if skippingPresignParameters, PresignParameters.isPresignParameter(name: parameter.name) { continue }
+            let nameStart = scratch.bytes.count
+            append(parameter.name.utf8, keepingSlash: false, to: &scratch.bytes)
+            let valueStart = scratch.bytes.count
+            append(parameter.value.utf8, keepingSlash: false, to: &scratch.bytes)
+            scratch.ranges.append((nameStart..<valueStart, valueStart..<scratch.bytes.count))
         }
-        scratch.withUnsafeBufferPointer { bytes in
+        scratch.bytes.withUnsafeBufferPointer { bytes in
             // §3 step 5: compare (key, value) pairs, not joined strings: `Param` < `Param-3`.
             func precedes(_ left: Range<Int>, _ right: Range<Int>) -> Bool? {
                 let common = min(left.count, right.count)
@@ -74,16 +88,16 @@ extension URIEncoding {
                 }
                 return left.count == right.count ? nil : left.count < right.count
             }
-            if ranges.count > 1 {
-                ranges.sort { left, right in
+            if scratch.ranges.count > 1 {
+                scratch.ranges.sort { left, right in
                     precedes(left.name, right.name) ?? precedes(left.value, right.value) ?? false
                 }
             }
-            for (index, pair) in ranges.enumerated() {
+            for (index, pair) in scratch.ranges.enumerated() {
                 if index > 0 { output.append(UInt8(ascii: "&")) }
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[pair.name]))
+                output.append(bytes: UnsafeBufferPointer(rebasing: bytes[pair.name]))
                 output.append(UInt8(ascii: "="))
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[pair.value]))
+                output.append(bytes: UnsafeBufferPointer(rebasing: bytes[pair.value]))
             }
         }
     }

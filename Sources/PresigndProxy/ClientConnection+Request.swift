@@ -163,27 +163,15 @@ extension ClientConnection {
             failBeforeResponse(.internalError("signer unavailable"))
             return nil
         }
-        let signed: SignedRequest
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity(1024)
         do {
-            signed = try signer.sign(plan.request, payload: plan.payload, date: worker.signingDate())
+            try signer.signHead(plan.request, payload: plan.payload, date: worker.signingDate(), into: &encoded)
         } catch {
             worker.metrics.signingFailed()
             failBeforeResponse(.internalError("signing failed"))
             return nil
         }
-        var encoded: [UInt8] = []
-        encoded.reserveCapacity(1024)
-        encoded.append(contentsOf: signed.method.utf8)
-        encoded.append(32)
-        encoded.append(contentsOf: signed.target.utf8)
-        encoded.append(contentsOf: " HTTP/1.1\r\n".utf8)
-        for (name, value) in signed.headers {
-            encoded.append(contentsOf: name.utf8)
-            encoded.append(contentsOf: ": ".utf8)
-            encoded.append(contentsOf: value.utf8)
-            encoded.append(contentsOf: "\r\n".utf8)
-        }
-        encoded.append(contentsOf: "\r\n".utf8)
         return encoded
     }
 

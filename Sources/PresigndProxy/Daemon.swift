@@ -74,7 +74,7 @@ final class Daemon {
         for line in plan.summary {
             logger.log(.info, line.message, pairs: line.metadata)
         }
-        workerExited = CrossThreadEvent(loop: loop) { [unowned self] in self.workerFinished() }
+        workerExited = try CrossThreadEvent(loop: loop) { [unowned self] in self.workerFinished() }
         for worker in workers {
             let exited = workerExited
             let finished = finishedWorkersCounter

@@ -15,12 +15,17 @@ final class EventLoop {
         evthread_use_pthreads()
     }
 
-    init() throws(StartupError) {
+    /// - Parameter lockless: a loop that only its own thread touches (workers: other threads reach them
+    ///   through `CrossThreadEvent`, an eventfd) needs no base lock, which libevent otherwise takes on
+    ///   every event_add/del once threading is on.
+    init(lockless: Bool = false) throws(StartupError) {
         // The epoll changelist folds an add and a delete of the same event within one loop
         // iteration into nothing: fewer epoll_ctl calls per request (DESIGN §7: syscalls dominate).
         guard let config = event_config_new() else { throw .eventLoop("event_config_new failed") }
         defer { event_config_free(config) }
-        event_config_set_flag(config, Int32(EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST.rawValue))
+        var flags = EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST.rawValue
+        if lockless { flags |= EVENT_BASE_FLAG_NOLOCK.rawValue }
+        event_config_set_flag(config, Int32(flags))
         guard let base = event_base_new_with_config(config) else { throw .eventLoop("event_base_new failed") }
         self.base = base
         // Non-blocking DNS from /etc/resolv.conf and /etc/hosts (DESIGN §2).
@@ -90,26 +95,40 @@ final class LoopTimer {
 
 /// An event another thread can fire (`event_active` is thread-safe after `enableThreads()`); the
 /// closure runs on the loop's thread.
+/// Wakes a loop from another thread: an eventfd the loop reads. Safe with lockless loops (a plain
+/// `write`, no libevent call from the foreign thread); wake-ups that arrive together run the action once.
 final class CrossThreadEvent: @unchecked Sendable {
     private var event: OpaquePointer?
+    private let fd: Int32
     private let action: () -> Void
 
-    init(loop: EventLoop, action: @escaping () -> Void) {
+    init(loop: EventLoop, action: @escaping () -> Void) throws(StartupError) {
         self.action = action
+        fd = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        guard fd >= 0 else { throw .eventLoop("eventfd failed: \(String(cString: strerror(errno)))") }
         event = event_new(
-            loop.base, -1, 0,
+            loop.base, fd, Int16(EV_READ | EV_PERSIST),
             { _, _, context in
                 guard let context else { return }
-                Unmanaged<CrossThreadEvent>.fromOpaque(context).takeUnretainedValue().action()
+                Unmanaged<CrossThreadEvent>.fromOpaque(context).takeUnretainedValue().wake()
             }, Unmanaged.passUnretained(self).toOpaque())
+        if let event { event_add(event, nil) }
     }
 
-    /// Safe from any thread.
+    /// Thread-safe.
     func fire() {
-        if let event { event_active(event, EV_READ, 0) }
+        var one: UInt64 = 1
+        _ = write(fd, &one, 8)
+    }
+
+    private func wake() {
+        var count: UInt64 = 0
+        _ = read(fd, &count, 8)
+        action()
     }
 
     deinit {
         if let event { event_free(event) }
+        close(fd)
     }
 }

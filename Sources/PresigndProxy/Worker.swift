@@ -30,14 +30,14 @@ final class Worker {
 
     init(index: Int, settings: ProxySettings, logger: Logger, metrics: WorkerMetrics) throws(StartupError) {
         self.index = index
-        self.loop = try EventLoop()
+        self.loop = try EventLoop(lockless: true)
         self.logger = logger
         self.metrics = metrics
         self.settings = settings
         let random = UInt32.random(in: 0...UInt32.max)
         self.requestIDPrefix = Self.hex(UInt64(random), digits: 8) + Self.hex(UInt64(index), digits: 2)
         resetUpstreams()
-        control = CrossThreadEvent(loop: loop) { [unowned self] in self.handleControl() }
+        control = try CrossThreadEvent(loop: loop) { [unowned self] in self.handleControl() }
     }
 
     private func resetUpstreams() {

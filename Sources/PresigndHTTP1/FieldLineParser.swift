@@ -9,7 +9,7 @@ enum FieldLineParser {
         _ head: UnsafeBufferPointer<UInt8>, from: Int, keeping: ((UnsafeBufferPointer<UInt8>) -> Bool)? = nil
     ) throws(HTTPParseError) -> HTTPHeaders {
         var headers = HTTPHeaders()
-        if keeping == nil { headers.reserveCapacity(16) }  // one allocation for a typical head, not regrowing
+        headers.reserveCapacity(keeping == nil ? 16 : 4)  // one allocation for a typical head, not regrowing
         var lineStart = from
         while let lineEnd = lineEnd(head, from: lineStart), lineEnd > lineStart {
             let line = UnsafeBufferPointer(rebasing: head[lineStart..<lineEnd])

@@ -52,6 +52,13 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     }
 
     /// The values of every field named `name`, in order, each as received (lists are not split).
+    /// How many fields have this name.
+    public func count(of name: String) -> Int {
+        var count = 0
+        for field in fields where ASCII.equalsIgnoringCase(field.name, name) { count += 1 }
+        return count
+    }
+
     /// The value when exactly one field has this name, else nil.
     public func onlyValue(_ name: String) -> String? {
         var found: String?

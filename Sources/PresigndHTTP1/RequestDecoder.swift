@@ -87,7 +87,7 @@ public struct RequestDecoder: Sendable {
             let line = try RequestLineParser.parse(UnsafeBufferPointer(rebasing: bytes[..<lineEnd]))
             var head = RequestHead(method: line.method, target: line.target, version: line.version)
             head.headers = try FieldLineParser.parseFields(bytes, from: lineEnd + 2)
-            let hosts = head.headers.values("Host").count
+            let hosts = head.headers.count(of: "Host")
             if hosts > 1 { throw .multipleHost }
             if hosts == 0, head.version == .http1_1 { throw .missingHost }
             // RFC 9112 §6.3 (7): a request without Content-Length or Transfer-Encoding has no body.

@@ -105,7 +105,7 @@ public struct ResponseDecoder: Sendable {
             let fieldsStart = min(lineEnd + 2, bytes.count)
             if raw {
                 head.headers = try FieldLineParser.parseFields(bytes, from: fieldsStart, keeping: isFramingField)
-                if head.headers.values("Content-Length").count > 1 {
+                if head.headers.count(of: "Content-Length") > 1 {
                     // Repeated Content-Length is collapsed below: forward the normalized fields instead.
                     head.headers = try FieldLineParser.parseFields(bytes, from: fieldsStart)
                 } else {

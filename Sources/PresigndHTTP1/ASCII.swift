@@ -31,6 +31,15 @@ enum ASCII {
         }
     }
 
+    /// `isTokenChar` as a table (the field-name loop's per-byte test).
+    static let tokenTable: [Bool] = (0..<256).map { isTokenChar(UInt8($0)) }
+
+    /// Bytes allowed in a field value: VCHAR, SP, HTAB and obs-text (0x80–0xFF, checked as UTF-8 after).
+    static let fieldValueTable: [Bool] = (0..<256).map {
+        let byte = UInt8($0)
+        return byte >= 0x80 || isVisible(byte) || isWhitespace(byte)
+    }
+
     /// The value of a hex digit, or nil (RFC 5234 HEXDIG, either case).
     @inline(__always) static func hexValue(_ b: UInt8) -> Int? {
         if isDigit(b) { return Int(b &- UInt8(ascii: "0")) }

@@ -45,26 +45,31 @@ enum FieldLineParser {
         guard let first = line.first else { throw .invalidHeaderName }
         if ASCII.isWhitespace(first) { throw .obsFold }  // RFC 9112 §5.2; also whitespace after the start line
         var colon = 0
-        while colon < line.count, line[colon] != ASCII.colon {
-            let byte = line[colon]
-            if ASCII.isWhitespace(byte) { throw .whitespaceBeforeColon }  // RFC 9112 §5.1
-            guard ASCII.isTokenChar(byte) else { throw .invalidHeaderName }
-            colon += 1
+        // Token bytes through the table; the byte that stops the run decides (a colon ends the name).
+        ASCII.tokenTable.withUnsafeBufferPointer { isToken in
+            while colon < line.count, isToken[Int(line[colon])] { colon += 1 }
+        }
+        if colon < line.count, line[colon] != ASCII.colon {
+            if ASCII.isWhitespace(line[colon]) { throw .whitespaceBeforeColon }  // RFC 9112 §5.1
+            throw .invalidHeaderName
         }
         guard colon > 0, colon < line.count else { throw .invalidHeaderName }
         var valueStart = colon + 1
         var valueEnd = line.count
         while valueStart < valueEnd, ASCII.isWhitespace(line[valueStart]) { valueStart += 1 }
         while valueEnd > valueStart, ASCII.isWhitespace(line[valueEnd - 1]) { valueEnd -= 1 }
-        var isASCII = true
-        for index in valueStart..<valueEnd {
-            let byte = line[index]
-            if byte >= 0x80 {
-                isASCII = false
-            } else if !(ASCII.isVisible(byte) || ASCII.isWhitespace(byte)) {
-                throw .invalidHeaderValue
+        // field-value bytes: VCHAR, SP, HTAB, obs-text (RFC 9110 §5.5); one table lookup a byte.
+        var highBits: UInt8 = 0
+        let valid = ASCII.fieldValueTable.withUnsafeBufferPointer { isValid -> Bool in
+            for index in valueStart..<valueEnd {
+                let byte = line[index]
+                guard isValid[Int(byte)] else { return false }
+                highBits |= byte
             }
+            return true
         }
+        guard valid else { throw .invalidHeaderValue }
+        let isASCII = highBits < 0x80
         // obs-text must at least be UTF-8: values become Strings, and forwarded raw bytes are the same bytes.
         if !isASCII, String(validating: UnsafeBufferPointer(rebasing: line[valueStart..<valueEnd]), as: UTF8.self) == nil {
             throw .invalidHeaderValue

@@ -51,6 +51,12 @@ public enum HTTPEncoder {
         buffer.append(ASCII.lf)
     }
 
+    /// Appends a literal's bytes (a `String` literal's `.utf8` would go through the generic append).
+    @inline(__always)
+    public static func append(_ literal: StaticString, into buffer: inout [UInt8]) {
+        buffer.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
     /// Appends a string's UTF-8 bytes: one copy from its contiguous storage (native strings, small
     /// ones included), the generic element walk only for bridged ones.
     @inline(__always)

@@ -57,7 +57,7 @@ struct HeadReader: Sendable {
             if !afterCR {
                 var stop = min(input.count, headStart + limits.maxHeaderBytes - scanned)
                 if lineCount == 0 { stop = min(stop, lineStart + limits.maxRequestLineBytes - scanned) }
-                while index < stop, input[index] != ASCII.cr, input[index] != ASCII.lf { index += 1 }
+                index = Self.skipToLineBreak(input, from: index, before: stop)
                 if index == input.count { break }
             }
             defer { index += 1 }
@@ -88,5 +88,27 @@ struct HeadReader: Sendable {
         }
         scanned += input.count
         return nil
+    }
+
+    /// The first index in `from..<before` holding CR or LF, or `before`: eight bytes at a time (a
+    /// word has a CR or LF byte iff XOR with the repeated byte leaves a zero byte), then bytewise.
+    @inline(__always)
+    static func skipToLineBreak(_ input: UnsafeBufferPointer<UInt8>, from: Int, before stop: Int) -> Int {
+        var index = from
+        if let base = input.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            while index + 8 <= stop {
+                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let cr = word ^ (ones &* UInt64(ASCII.cr))
+                let lf = word ^ (ones &* UInt64(ASCII.lf))
+                let zeroByte = ((cr &- ones) & ~cr | (lf &- ones) & ~lf) & highs
+                if zeroByte != 0 { break }
+                index += 8
+            }
+        }
+        while index < stop, input[index] != ASCII.cr, input[index] != ASCII.lf { index += 1 }
+        return index
     }
 }

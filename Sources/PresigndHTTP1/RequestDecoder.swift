@@ -49,7 +49,7 @@ public struct RequestDecoder: Sendable {
             case .failed(let error):
                 throw error
             case .head:
-                switch try reader.read(bytes, limits: limits, startLineTooLong: .requestLineTooLong, parse: parse) {
+                switch try reader.read(bytes, limits: limits, startLineTooLong: .requestLineTooLong, parse: Self.parse) {
                 case .needMore(let consumed):
                     return .needMore(consumed: consumed)
                 case .complete(let head, let consumed):
@@ -79,7 +79,7 @@ public struct RequestDecoder: Sendable {
     }
 
     /// Parses a complete head and applies the request rules that need all fields (RFC 9112 §3.2, §6).
-    private func parse(_ bytes: UnsafeBufferPointer<UInt8>)
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>)
         -> Result<(head: RequestHead, framing: BodyFraming), HTTPParseError>
     {
         Result { () throws(HTTPParseError) in

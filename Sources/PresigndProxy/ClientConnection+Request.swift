@@ -195,11 +195,10 @@ extension ClientConnection {
             }
         }
         guard let connection else { return }
-        let target = settings.upstreams[index]
         connection.setTimeouts(
-            readMilliseconds: target.firstByteTimeoutMilliseconds,
+            readMilliseconds: settings.upstreams[index].firstByteTimeoutMilliseconds,
             writeMilliseconds: connection.isConnected
-                ? settings.limits.bodyIdleTimeoutMilliseconds : target.connectTimeoutMilliseconds)
+                ? settings.limits.bodyIdleTimeoutMilliseconds : settings.upstreams[index].connectTimeoutMilliseconds)
         connection.delegate = self
         connection.enableReading()
         exchange.upstream = connection

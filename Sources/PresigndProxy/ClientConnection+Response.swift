@@ -146,7 +146,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
         if requestPhase != .done { closeAfterResponse = true }
         exchange.responseChunkedToClient = rechunk
         worker.withHeadBuffer { bytes in
-            bytes.append(contentsOf: "HTTP/1.1".utf8)
+            HTTPEncoder.append("HTTP/1.1", into: &bytes)
             HTTPEncoder.appendStatusAndReason(head.status, head.reason, into: &bytes)
             if let raw = head.rawFields {
                 ASCIIName.appendEndToEndFields(raw, to: &bytes)
@@ -155,14 +155,14 @@ extension ClientConnection: UpstreamConnectionDelegate {
                     HTTPEncoder.appendField(name, value, into: &bytes)
                 }
             }
-            if rechunk { bytes.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8) }
+            if rechunk { HTTPEncoder.append("Transfer-Encoding: chunked\r\n", into: &bytes) }
             HTTPEncoder.appendField("x-presignd-request-id", exchange.requestID, into: &bytes)
             if closeAfterResponse {
-                bytes.append(contentsOf: "Connection: close\r\n".utf8)
+                HTTPEncoder.append("Connection: close\r\n", into: &bytes)
             } else if exchange.clientIsHTTP10 {
-                bytes.append(contentsOf: "Connection: keep-alive\r\n".utf8)
+                HTTPEncoder.append("Connection: keep-alive\r\n", into: &bytes)
             }
-            bytes.append(contentsOf: "\r\n".utf8)
+            HTTPEncoder.append("\r\n", into: &bytes)
             EvBuffer.add(output, bytes)
         }
     }
@@ -177,7 +177,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
                 && EvBuffer.length(upstream.input) == 0 && EvBuffer.length(upstream.output) == 0
                 && !worker.isDraining
             if reusable && settings === worker.settings {
-                worker.pool(for: exchange.upstreamIndex).put(upstream, target: settings.upstreams[exchange.upstreamIndex])
+                worker.pool(for: exchange.upstreamIndex).put(upstream)
             } else {
                 upstream.free()
             }

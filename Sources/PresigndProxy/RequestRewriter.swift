@@ -96,14 +96,15 @@ enum RequestRewriter {
         if let maxUpload = route.maxUploadSize, case .contentLength(let length) = framing, length > maxUpload {
             return .failure(.entityTooLarge)
         }
-        let target = settings.upstreams[route.upstreamIndex]
+        // Fields read in place: a copy of the whole UpstreamTarget retains every field of it.
+        let upstreamIndex = route.upstreamIndex
         let path = URIEncoding.encode(upstreamPath, keepingSlash: true)
         if route.redirect && AccessPolicy.isReadMethod(head.method) && !key.isEmpty {
             return .success(.redirect(RedirectPlan(route: route, method: head.method, path: path, query: query)))
         }
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(head.headers.count + 2)
-        headers.append(("Host", target.hostHeader))
+        headers.append(("Host", settings.upstreams[upstreamIndex].hostHeader))
         let connectionListed = connectionTokens(head.headers)
         var clientPayload: String? = nil
         for (name, value) in head.headers {
@@ -130,7 +131,10 @@ enum RequestRewriter {
             payload = parsed
         }
         let body: BodyPlan
-        switch bodyPlan(head: head, framing: framing, payload: payload, target: target, headers: &headers) {
+        switch bodyPlan(
+            head: head, framing: framing, payload: payload,
+            forwardsAWSChunked: settings.upstreams[upstreamIndex].forwardsAWSChunked, headers: &headers)
+        {
         case .failure(let error): return .failure(error)
         case .success(let plan): body = plan
         }
@@ -149,7 +153,7 @@ enum RequestRewriter {
     /// Decides streaming or spooling, and rewrites `aws-chunked` headers when unwrapping
     /// (SIGV4-S3-RULES §5: R2 rejects streaming payloads; S3 takes them).
     static func bodyPlan(
-        head: RequestHead, framing: BodyFraming, payload: PayloadHash, target: UpstreamTarget,
+        head: RequestHead, framing: BodyFraming, payload: PayloadHash, forwardsAWSChunked: Bool,
         headers: inout [(name: String, value: String)]
     ) -> Result<BodyPlan, ProxyError> {
         let encodings = head.headers.values("content-encoding").flatMap { $0.split(separator: ",") }
@@ -162,7 +166,7 @@ enum RequestRewriter {
             // Chunk signatures made with some other key cannot be re-signed chunk by chunk here.
             return .failure(.notImplemented("signed aws-chunked payloads; send unsigned requests to presignd"))
         }
-        if target.forwardsAWSChunked {
+        if forwardsAWSChunked {
             return .success(framing == .chunked ? .spool(unwrapsAWSChunked: false, decodedLength: nil) : .stream)
         }
         var decodedLength: Int? = nil

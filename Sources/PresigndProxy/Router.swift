@@ -47,7 +47,7 @@ struct Router: Sendable {
         for index in order {
             let mount = routes[index].mount
             let remainder: ArraySlice<UInt8>
-            if mount == [slash] {
+            if mount.count == 1 && mount[0] == slash {
                 remainder = path[...]
             } else if path.count >= mount.count && path.starts(with: mount)
                 && (path.count == mount.count || path[mount.count] == slash)
@@ -57,7 +57,9 @@ struct Router: Sendable {
                 continue
             }
             // Path-style upstream: `/bucket` + the remainder as sent (`""`, `/`, or `/key`).
-            var upstreamPath: [UInt8] = [slash]
+            var upstreamPath: [UInt8] = []
+            upstreamPath.reserveCapacity(1 + routes[index].name.utf8.count + remainder.count)
+            upstreamPath.append(slash)
             upstreamPath.append(contentsOf: routes[index].name.utf8)
             upstreamPath.append(contentsOf: remainder)
             let key = remainder.first == slash ? Array(remainder.dropFirst()) : Array(remainder)

@@ -10,8 +10,14 @@ final class UpstreamPool {
     /// Told the idle count after every change (the worker publishes it as a metric).
     var onIdleCountChange: ((Int) -> Void)?
 
-    init(upstreamIndex: Int) {
+    /// From the pool's `UpstreamTarget` (one pool per upstream and configuration).
+    private let maxIdleConnections: Int
+    private let idleTimeoutMilliseconds: Int
+
+    init(upstreamIndex: Int, target: UpstreamTarget) {
         self.upstreamIndex = upstreamIndex
+        self.maxIdleConnections = target.maxIdleConnections
+        self.idleTimeoutMilliseconds = target.idleTimeoutMilliseconds
     }
 
     var idleCount: Int { idle.count }
@@ -29,15 +35,14 @@ final class UpstreamPool {
     func noteCreated() { created += 1 }
 
     /// Parks a connection whose last exchange ended cleanly; closes it when the pool is full.
-    func put(_ connection: UpstreamConnection, target: UpstreamTarget) {
+    func put(_ connection: UpstreamConnection) {
         connection.delegate = nil
-        guard idle.count < target.maxIdleConnections else {
+        guard idle.count < maxIdleConnections else {
             connection.free()
             return
         }
         // While idle: any byte, EOF or the idle timeout closes it.
-        connection.setTimeouts(
-            readMilliseconds: target.idleTimeoutMilliseconds, writeMilliseconds: target.idleTimeoutMilliseconds)
+        connection.setTimeouts(readMilliseconds: idleTimeoutMilliseconds, writeMilliseconds: idleTimeoutMilliseconds)
         connection.onIdleClose = removeOnIdleClose
         connection.enableReading()
         idle.append(connection)

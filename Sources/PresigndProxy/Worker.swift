@@ -42,7 +42,7 @@ final class Worker {
 
     private func resetUpstreams() {
         for pool in pools { pool.closeAll() }
-        pools = settings.upstreams.indices.map { UpstreamPool(upstreamIndex: $0) }
+        pools = settings.upstreams.indices.map { UpstreamPool(upstreamIndex: $0, target: settings.upstreams[$0]) }
         metricSlots = settings.upstreams.map { metrics.upstreamSlot(named: $0.name) }
         for (pool, slot) in zip(pools, metricSlots) {
             pool.onIdleCountChange = { [metrics] count in metrics.poolIdle(slot: slot, count: count) }

@@ -27,7 +27,7 @@ extension Signer {
                 output.append(UInt8(ascii: "?"))
                 output.append(contentsOf: scratch.canonicalRequest[layout.query])  // §3 step 7: sent as signed
             }
-            output.append(contentsOf: " HTTP/1.1\r\n".utf8)
+            output.append(literal: " HTTP/1.1\r\n")
             for index in scratch.kept {
                 let header = request.headers[index]
                 Self.appendField(header.name, header.value, to: &output)
@@ -35,9 +35,9 @@ extension Signer {
             Self.appendField("X-Amz-Date", date.string, to: &output)
             Self.appendField("X-Amz-Content-SHA256", payloadValue, to: &output)  // §5: header == last canonical line
             if let token { Self.appendField("X-Amz-Security-Token", token, to: &output) }
-            output.append(contentsOf: "Authorization: ".utf8)
+            output.append(literal: "Authorization: ")
             output.append(contentsOf: scratch.authorization.bytes)
-            output.append(contentsOf: "\r\n\r\n".utf8)
+            output.append(literal: "\r\n\r\n")
         }
     }
 
@@ -50,8 +50,8 @@ extension Signer {
     @inline(__always)
     private static func appendField(_ name: String, _ value: String, to output: inout [UInt8]) {
         append(name, to: &output)
-        output.append(contentsOf: ": ".utf8)
+        output.append(literal: ": ")
         append(value, to: &output)
-        output.append(contentsOf: "\r\n".utf8)
+        output.append(literal: "\r\n")
     }
 }

@@ -6,6 +6,29 @@ public enum URIEncoding {
     /// UriEncode (§2.1): keep `A–Z a–z 0–9 - _ . ~` (and `/` when `keepingSlash`), `%XY` upper-case for
     /// every other byte. A space is `%20`, a `+` is `%2B`.
     public static func encode(_ bytes: some Collection<UInt8>, keepingSlash: Bool) -> String {
+        // Written straight into the string's storage (at most 3 bytes per input byte): one allocation.
+        let encoded: String? = bytes.withContiguousStorageIfAvailable { input in
+            String(unsafeUninitializedCapacity: max(1, input.count * 3)) { output in
+                var written = 0
+                ByteTables.unreserved.withUnsafeBufferPointer { unreserved in
+                    ByteTables.upperHex.withUnsafeBufferPointer { hex in
+                        for byte in input {
+                            if unreserved[Int(byte)] || (keepingSlash && byte == UInt8(ascii: "/")) {
+                                output[written] = byte
+                                written += 1
+                            } else {
+                                output[written] = UInt8(ascii: "%")
+                                output[written + 1] = hex[Int(byte >> 4)]
+                                output[written + 2] = hex[Int(byte & 0x0F)]
+                                written += 3
+                            }
+                        }
+                    }
+                }
+                return written
+            }
+        }
+        if let encoded { return encoded }
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count + bytes.count / 2)
         append(bytes, keepingSlash: keepingSlash, to: &output)

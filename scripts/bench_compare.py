@@ -597,14 +597,26 @@ def idle_run(bench, name, counts, batch=100):
     return result
 
 
-def sign_run(binary):
-    out = subprocess.run(["taskset", "-c", str(LOAD_CPU), binary, "200000"], capture_output=True, text=True,
-                         timeout=120)
-    cached = re.search(r"header signature, cached key:\s+(\d+) ns/op wall, (\d+) ns/op CPU", out.stdout)
-    uncached = re.search(r"no key cache:\s+(\d+) ns/op wall, (\d+) ns/op CPU", out.stdout)
-    if not cached:
-        raise RuntimeError(f"presignd-bench output not understood: {out.stdout} {out.stderr}")
-    return int(cached.group(2)) / 1000, (int(uncached.group(2)) / 1000 if uncached else None)
+def sign_run(binary, runs=3):
+    """Medians over `runs` runs of presignd-bench: (signHead µs, sign µs, sign without the key cache µs).
+
+    `signHead` is what the proxy does per request (sign and write the upstream head); `sign` also builds the
+    `SignedRequest` strings the CLI and the tests read."""
+    heads, signs, uncached = [], [], []
+    for _ in range(runs):
+        out = subprocess.run(["taskset", "-c", str(LOAD_CPU), binary, "200000"], capture_output=True, text=True,
+                             timeout=120)
+        head = re.search(r"header signature into a head buffer, cached key:\s+(\d+) ns/op wall, (\d+) ns/op CPU",
+                         out.stdout)
+        cached = re.search(r"header signature, cached key:\s+(\d+) ns/op wall, (\d+) ns/op CPU", out.stdout)
+        nocache = re.search(r"no key cache:\s+(\d+) ns/op wall, (\d+) ns/op CPU", out.stdout)
+        if not cached or not head:
+            raise RuntimeError(f"presignd-bench output not understood: {out.stdout} {out.stderr}")
+        heads.append(int(head.group(2)) / 1000)
+        signs.append(int(cached.group(2)) / 1000)
+        if nocache:
+            uncached.append(int(nocache.group(2)) / 1000)
+    return statistics.median(heads), statistics.median(signs), (statistics.median(uncached) if uncached else None)
 
 
 # ---------------------------------------------------------------------------------------------- report
@@ -771,8 +783,9 @@ def main():
             summary[("idle", n)] = values
             row(f"idle {n} conns RSS KiB/conn", [fmt(values[t], ".2f") for t in cols])
     if sign:
-        print(f"SigV4 header signature (presignd-bench, thread CPU): {sign[0]:.2f} µs cached signing key"
-              + (f", {sign[1]:.2f} µs without the cache" if sign[1] is not None else ""))
+        print(f"SigV4 header signature (presignd-bench, thread CPU, median of 3): {sign[0]:.2f} µs signing into the "
+              f"upstream head as the proxy does (signHead), {sign[1]:.2f} µs building a SignedRequest (sign), "
+              f"cached signing key" + (f"; {sign[2]:.2f} µs without the cache" if sign[2] is not None else ""))
 
     # ------------------------------------------------------------------ ratios and targets
     print()
@@ -816,7 +829,8 @@ def main():
             v = summary[("idle", n)]["presignd"]
             check(f"<= 4 KiB RSS per idle keep-alive connection at {n} ({v:.2f} KiB)", v <= 4.0)
     if sign:
-        check(f"SigV4 header signature <= 2 µs with a warm key cache ({sign[0]:.2f} µs)", sign[0] <= 2.0)
+        check(f"SigV4 header signature <= 2 µs with a warm key cache (signHead {sign[0]:.2f} µs; sign {sign[1]:.2f} µs)",
+              sign[0] <= 2.0)
     print()
     for text, ok in checks:
         print(f"{'PASS' if ok else 'FAIL'}: {text}")

@@ -36,16 +36,21 @@ enum ByteTables {
             while index < bytes.count {
                 let end = min(index + text.count / 2, bytes.count)
                 var written = 0
-                for byte in bytes[index..<end] {
-                    text[written] = hexDigit(byte >> 4)
-                    text[written + 1] = hexDigit(byte & 0x0F)
-                    written += 2
+                lowerHexPairs.withUnsafeBufferPointer { pairs in
+                    for byte in bytes[index..<end] {
+                        text[written] = pairs[Int(byte) &* 2]
+                        text[written + 1] = pairs[Int(byte) &* 2 &+ 1]
+                        written += 2
+                    }
                 }
                 output.append(bytes: UnsafeBufferPointer(rebasing: text[0..<written]))
                 index = end
             }
         }
     }
+
+    /// The two lower-case hex digits of every byte value, back to back (one lookup per byte, no branch).
+    static let lowerHexPairs: [UInt8] = (0..<256).flatMap { [hexDigit(UInt8($0) >> 4), hexDigit(UInt8($0) & 0x0F)] }
 
     @inline(__always)
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {

@@ -140,6 +140,6 @@ struct CanonicalHeaders {
 
     @inline(__always)
     static func isWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A
+        byte <= 0x20 && (byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A)  // one test for most bytes
     }
 }

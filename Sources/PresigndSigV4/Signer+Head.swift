@@ -17,41 +17,35 @@ extension Signer {
             let layout = try sign(
                 request, payloadValue: payloadValue, token: token, date: date, selection: .s3Policy,
                 addsContentSHA256Header: true, signsSessionToken: true, scratch: &scratch)
-            output.reserveCapacity(
-                output.count + scratch.canonicalRequest.count + scratch.authorization.count + 64 * request.headers.count
-                    + 128)
-            Self.append(request.method, to: &output)
-            output.append(0x20)
-            Self.append(request.path, to: &output)  // §2.3: the wire path is the canonical URI
+            // Assembled in the scratch writer (cheap appends), then one copy into `output`.
+            scratch.head.append(utf8: request.method)
+            scratch.head.append(0x20)
+            scratch.head.append(utf8: request.path)  // §2.3: the wire path is the canonical URI
             if !layout.query.isEmpty {
-                output.append(UInt8(ascii: "?"))
-                output.append(contentsOf: scratch.canonicalRequest[layout.query])  // §3 step 7: sent as signed
+                scratch.head.append(UInt8(ascii: "?"))
+                scratch.head.append(bytes: scratch.canonicalRequest[layout.query])  // §3 step 7: sent as signed
             }
-            output.append(literal: " HTTP/1.1\r\n")
+            scratch.head.append(literal: " HTTP/1.1\r\n")
             for index in scratch.kept {
                 let header = request.headers[index]
-                Self.appendField(header.name, header.value, to: &output)
+                Self.appendField(header.name, header.value, to: &scratch.head)
             }
-            Self.appendField("X-Amz-Date", date.string, to: &output)
-            Self.appendField("X-Amz-Content-SHA256", payloadValue, to: &output)  // §5: header == last canonical line
-            if let token { Self.appendField("X-Amz-Security-Token", token, to: &output) }
-            output.append(literal: "Authorization: ")
-            output.append(contentsOf: scratch.authorization.bytes)
-            output.append(literal: "\r\n\r\n")
+            Self.appendField("X-Amz-Date", date.string, to: &scratch.head)
+            Self.appendField("X-Amz-Content-SHA256", payloadValue, to: &scratch.head)  // §5: header == last canonical line
+            if let token { Self.appendField("X-Amz-Security-Token", token, to: &scratch.head) }
+            scratch.head.append(literal: "Authorization: ")
+            scratch.head.append(bytes: scratch.authorization.bytes)
+            scratch.head.append(literal: "\r\n\r\n")
+            output.append(contentsOf: scratch.head.bytes)
         }
-    }
-
-    @inline(__always)
-    private static func append(_ text: String, to output: inout [UInt8]) {
-        ASCIIBytes.withBytes(text) { output.append(contentsOf: $0) }
     }
 
     /// `name: value\r\n`.
     @inline(__always)
-    private static func appendField(_ name: String, _ value: String, to output: inout [UInt8]) {
-        append(name, to: &output)
+    private static func appendField(_ name: String, _ value: String, to output: inout ByteWriter) {
+        output.append(utf8: name)
         output.append(literal: ": ")
-        append(value, to: &output)
+        output.append(utf8: value)
         output.append(literal: "\r\n")
     }
 }

@@ -141,14 +141,12 @@ extension Signer {
         return SignatureLayout(query: query, signedHeaders: signedHeaders)
     }
 
-    /// Runs `body` on the signer's scratch buffers, moved out of the signer for the call (see `SigningScratch`).
+    /// Runs `body` on the signer's scratch buffers (see `SigningScratch`).
     func withScratch<Result>(_ body: (inout SigningScratch) throws(SigV4Error) -> Result) throws(SigV4Error)
         -> Result
     {
-        var local = SigningScratch()
-        swap(&local, &scratch)
-        defer { swap(&local, &scratch) }
-        return try body(&local)
+        // The Signer is confined to one thread and `body` never signs again: one user at a time.
+        try body(&scratchStorage.pointee)
     }
 
     /// Headers the signer sets itself and therefore replaces in `.all` mode (§4.4 "Replace").

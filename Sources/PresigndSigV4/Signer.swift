@@ -20,8 +20,13 @@ public final class Signer {
     private var keyCache: [CachedKey] = []
     /// The last scope built, per date stamp (one a day; saves four concatenations a request).
     private var scopeCache: (dateStamp: String, scope: String, bytes: [UInt8])?
-    /// Reusable buffers of the header signer (see `SigningScratch`).
-    var scratch = SigningScratch()
+    /// Reusable buffers of the header signer (see `SigningScratch`), behind a pointer the Signer owns:
+    /// `withScratch` hands them out in place, with no exclusivity check and no temporary to build and drop.
+    let scratchStorage: UnsafeMutablePointer<SigningScratch> = {
+        let storage = UnsafeMutablePointer<SigningScratch>.allocate(capacity: 1)
+        storage.initialize(to: SigningScratch())
+        return storage
+    }()
 
     /// - Throws: `SigV4Error.crypto` when OpenSSL cannot provide SHA-256.
     public init(credentials: Credentials, region: String, service: String = "s3") throws(SigV4Error) {
@@ -33,7 +38,9 @@ public final class Signer {
 
     deinit {
         for index in keyCache.indices { keyCache[index].key.wipe() }
-        scratch.deallocate()
+        scratchStorage.pointee.deallocate()
+        scratchStorage.deinitialize(count: 1)
+        scratchStorage.deallocate()
     }
 
     /// kSigning for a `yyyymmdd` date stamp (§1 key derivation), derived afresh. Tests only: the signer itself

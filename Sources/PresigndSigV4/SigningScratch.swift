@@ -1,8 +1,8 @@
 /// The reusable buffers of one header signature.
 ///
-/// The `Signer` is per thread and keeps one; `withScratch` moves it into a local for the duration of a call so
-/// every append finds a uniquely referenced buffer (no copy-on-write, no exclusivity check per access), and
-/// puts it back afterwards, capacity intact: a warm signer allocates nothing for its intermediate stages.
+/// The `Signer` is per thread and keeps one behind a pointer; `withScratch` lends it in place for the duration
+/// of a call, so every append finds a uniquely referenced buffer (no copy-on-write, no exclusivity check per
+/// access) and keeps its capacity: a warm signer allocates nothing for its intermediate stages.
 struct SigningScratch {
     /// Lower-cased header names (all of the request's, then the signer's own) and the entries to sign.
     var canonical = CanonicalHeaders()
@@ -18,6 +18,8 @@ struct SigningScratch {
     var canonicalRequest = ByteWriter()
     var stringToSign = ByteWriter()
     var authorization = ByteWriter()
+    /// The upstream head `signHead` assembles before one copy into the caller's buffer.
+    var head = ByteWriter()
 
     mutating func removeAll() {
         canonical.removeAll()
@@ -28,6 +30,7 @@ struct SigningScratch {
         canonicalRequest.removeAll()
         stringToSign.removeAll()
         authorization.removeAll()
+        head.removeAll()
     }
 
     /// Frees the `ByteWriter`s (the owning `Signer`'s deinit).
@@ -36,6 +39,7 @@ struct SigningScratch {
         canonicalRequest.deallocate()
         stringToSign.deallocate()
         authorization.deallocate()
+        head.deallocate()
     }
 
     /// `true` when the lower-case `name` was listed in a `Connection` header.

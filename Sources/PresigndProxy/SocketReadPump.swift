@@ -52,7 +52,15 @@ final class SocketReadPump {
         if let event { event_free(event) }
     }
 
+    /// Starts reading. On a pump already reading this changes nothing: every caller that means to restart
+    /// the timeout sets it first (`setTimeout`), and a second `event_add` per call site was pure cost.
     func enable() {
+        guard !isEnabled else { return }
+        arm()
+    }
+
+    /// (Re)arms the read event with the current timeout.
+    private func arm() {
         guard let event else { return }
         isEnabled = true
         if timeoutMilliseconds > 0 {
@@ -78,7 +86,7 @@ final class SocketReadPump {
     /// A new read timeout, applied now when enabled (re-arming restarts it).
     func setTimeout(milliseconds: Int) {
         timeoutMilliseconds = milliseconds
-        if isEnabled { enable() }
+        if isEnabled { arm() }
     }
 
     private func handle(_ what: Int16) {

@@ -6,9 +6,16 @@ public enum URIEncoding {
     /// UriEncode (§2.1): keep `A–Z a–z 0–9 - _ . ~` (and `/` when `keepingSlash`), `%XY` upper-case for
     /// every other byte. A space is `%20`, a `+` is `%2B`.
     public static func encode(_ bytes: some Collection<UInt8>, keepingSlash: Bool) -> String {
-        // Written straight into the string's storage (at most 3 bytes per input byte): one allocation.
+        // Sized exactly, then written straight into the string's storage: one allocation, none at all for
+        // results of up to 15 bytes (small strings).
         let encoded: String? = bytes.withContiguousStorageIfAvailable { input in
-            String(unsafeUninitializedCapacity: max(1, input.count * 3)) { output in
+            var length = 0
+            ByteTables.unreserved.withUnsafeBufferPointer { unreserved in
+                for byte in input {
+                    length += unreserved[Int(byte)] || (keepingSlash && byte == UInt8(ascii: "/")) ? 1 : 3
+                }
+            }
+            return String(unsafeUninitializedCapacity: length) { output in
                 var written = 0
                 ByteTables.unreserved.withUnsafeBufferPointer { unreserved in
                     ByteTables.upperHex.withUnsafeBufferPointer { hex in

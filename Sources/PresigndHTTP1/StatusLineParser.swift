@@ -18,11 +18,20 @@ enum StatusLineParser {
         guard (100...599).contains(status) else { throw .invalidStatusLine }
         let reasonStart = min(13, line.count)
         // reason-phrase = 1*( HTAB / SP / VCHAR / obs-text ); obs-text must be UTF-8 as in field values.
-        for byte in line[reasonStart...] where byte < 0x80 && !(ASCII.isVisible(byte) || ASCII.isWhitespace(byte)) {
-            throw .invalidStatusLine
+        var highBits: UInt8 = 0
+        for byte in line[reasonStart...] {
+            if byte < 0x80 && !(ASCII.isVisible(byte) || ASCII.isWhitespace(byte)) { throw .invalidStatusLine }
+            highBits |= byte
         }
         let reasonBytes = UnsafeBufferPointer(rebasing: line[reasonStart...])
-        guard let reason = String(validating: reasonBytes, as: UTF8.self) else { throw .invalidStatusLine }
+        // ASCII (nearly every reason phrase) needs no UTF-8 validation.
+        let reason: String
+        if highBits < 0x80 {
+            reason = String(decoding: reasonBytes, as: UTF8.self)
+        } else {
+            guard let validated = String(validating: reasonBytes, as: UTF8.self) else { throw .invalidStatusLine }
+            reason = validated
+        }
         return (version, status, reason)
     }
 }

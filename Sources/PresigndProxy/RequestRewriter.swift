@@ -206,11 +206,27 @@ enum RequestRewriter {
 
     /// Splits `path?query`; the fragment is never sent (SIGV4-S3-RULES §3).
     static func splitTarget(_ target: Substring) -> (path: Substring, query: Substring) {
-        // On UTF-8 code units: `Character` search runs grapheme breaking on every byte.
+        // On UTF-8 code units: `Character` search runs grapheme breaking on every byte. Offsets found in the
+        // contiguous bytes (one pass), then turned into indices.
         let utf8 = target.utf8
+        let offsets: (hash: Int?, question: Int?)? = utf8.withContiguousStorageIfAvailable { bytes in
+            var question: Int? = nil
+            for offset in bytes.indices {
+                if bytes[offset] == UInt8(ascii: "#") { return (offset, question) }
+                if question == nil && bytes[offset] == UInt8(ascii: "?") { question = offset }
+            }
+            return (nil, question)
+        }
         var end = utf8.endIndex
-        if let hash = utf8.firstIndex(of: UInt8(ascii: "#")) { end = hash }
-        guard let question = utf8[..<end].firstIndex(of: UInt8(ascii: "?")) else {
+        let questionIndex: Substring.UTF8View.Index?
+        if let offsets {
+            if let hash = offsets.hash { end = utf8.index(utf8.startIndex, offsetBy: hash) }
+            questionIndex = offsets.question.map { utf8.index(utf8.startIndex, offsetBy: $0) }
+        } else {
+            if let hash = utf8.firstIndex(of: UInt8(ascii: "#")) { end = hash }
+            questionIndex = utf8[..<end].firstIndex(of: UInt8(ascii: "?"))
+        }
+        guard let question = questionIndex else {
             return (Substring(utf8[..<end]), "")
         }
         return (Substring(utf8[..<question]), Substring(utf8[utf8.index(after: question)..<end]))

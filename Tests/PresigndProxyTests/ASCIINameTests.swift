@@ -28,4 +28,11 @@ import Testing
         #expect(String(gotPath) == path)
         #expect(String(gotQuery) == query)
     }
+
+    @Test func splitsASubstringThatDoesNotStartAtItsBase() {
+        let whole = "GET /a/é?x=1&y=?#frag HTTP/1.1"
+        let target = whole.dropFirst(4).prefix(while: { $0 != " " })
+        let (path, query) = RequestRewriter.splitTarget(target)
+        #expect(String(path) == "/a/é" && String(query) == "x=1&y=?")
+    }
 }

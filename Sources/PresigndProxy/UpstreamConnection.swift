@@ -51,6 +51,8 @@ final class UpstreamConnection: SocketReadPumpDelegate {
     private var pump: SocketReadPump?
     private var wantsReading = true
     private var readTimeoutMilliseconds: Int
+    /// The write timeout last given to the bufferevent while the pump reads (nil: not set since the pump began).
+    private var pumpWriteTimeoutMilliseconds: Int?
 
     var input: OpaquePointer { bufferevent_get_input(bev)! }
     var output: OpaquePointer { bufferevent_get_output(bev)! }
@@ -133,7 +135,11 @@ final class UpstreamConnection: SocketReadPumpDelegate {
         var write = timeValue(milliseconds: writeMilliseconds)
         if let pump {
             pump.setTimeout(milliseconds: readMilliseconds)
-            bufferevent_set_timeouts(bev, nil, &write)
+            // The write timeout rarely changes between phases (all default to 60 s): set it only when it does.
+            if writeMilliseconds != pumpWriteTimeoutMilliseconds {
+                bufferevent_set_timeouts(bev, nil, &write)
+                pumpWriteTimeoutMilliseconds = writeMilliseconds
+            }
         } else {
             bufferevent_set_timeouts(bev, &read, &write)
         }

@@ -71,7 +71,9 @@ enum FieldLineParser {
         guard valid else { throw .invalidHeaderValue }
         let isASCII = highBits < 0x80
         // obs-text must at least be UTF-8: values become Strings, and forwarded raw bytes are the same bytes.
-        if !isASCII, String(validating: UnsafeBufferPointer(rebasing: line[valueStart..<valueEnd]), as: UTF8.self) == nil {
+        if !isASCII,
+            String(validating: UnsafeBufferPointer(rebasing: line[valueStart..<valueEnd]), as: UTF8.self) == nil
+        {
             throw .invalidHeaderValue
         }
         return (0..<colon, valueStart..<valueEnd)

@@ -49,7 +49,8 @@ public struct RequestDecoder: Sendable {
             case .failed(let error):
                 throw error
             case .head:
-                switch try reader.read(bytes, limits: limits, startLineTooLong: .requestLineTooLong, parse: Self.parse) {
+                switch try reader.read(bytes, limits: limits, startLineTooLong: .requestLineTooLong, parse: Self.parse)
+                {
                 case .needMore(let consumed):
                     return .needMore(consumed: consumed)
                 case .complete(let head, let consumed):

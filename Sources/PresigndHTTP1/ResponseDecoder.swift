@@ -110,7 +110,8 @@ public struct ResponseDecoder: Sendable {
                     head.headers = try FieldLineParser.parseFields(bytes, from: fieldsStart)
                 } else {
                     // `bytes` ends with the empty line's CRLF.
-                    head.rawFields = Array(UnsafeBufferPointer(rebasing: bytes[fieldsStart..<max(fieldsStart, bytes.count - 2)]))
+                    head.rawFields = Array(
+                        UnsafeBufferPointer(rebasing: bytes[fieldsStart..<max(fieldsStart, bytes.count - 2)]))
                 }
             } else {
                 head.headers = try FieldLineParser.parseFields(bytes, from: fieldsStart)

@@ -40,7 +40,7 @@ extension ClientConnection {
                     pauseClientReading()
                     return
                 }
-                // No early return on an empty buffer: a finished body still owes its `.end`.
+            // No early return on an empty buffer: a finished body still owes its `.end`.
             }
             let output: DecoderOutput
             do {
@@ -114,7 +114,8 @@ extension ClientConnection {
         if !keepAlive { closeAfterResponse = true }
         switch RequestRewriter.prepare(head: head, framing: decoder.framing, settings: settings) {
         case .failure(let error):
-            respondLocally(error: error, method: head.method, resource: RequestRewriter.resource(of: head.target),
+            respondLocally(
+                error: error, method: head.method, resource: RequestRewriter.resource(of: head.target),
                 closing: hasBody, isHTTP10: isHTTP10)
         case .success(.serviceRoot):
             respondServiceRoot(method: head.method, isHTTP10: isHTTP10)

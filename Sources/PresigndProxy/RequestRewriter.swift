@@ -161,7 +161,9 @@ enum RequestRewriter {
         let streamingPayload =
             payload == .streamingSigned || payload == .streamingSignedTrailer || payload == .streamingUnsignedTrailer
         let isAWSChunked = encodings.contains("aws-chunked") || streamingPayload
-        guard isAWSChunked else { return .success(framing == .chunked ? .spool(unwrapsAWSChunked: false, decodedLength: nil) : .stream) }
+        guard isAWSChunked else {
+            return .success(framing == .chunked ? .spool(unwrapsAWSChunked: false, decodedLength: nil) : .stream)
+        }
         if payload == .streamingSigned || payload == .streamingSignedTrailer {
             // Chunk signatures made with some other key cannot be re-signed chunk by chunk here.
             return .failure(.notImplemented("signed aws-chunked payloads; send unsigned requests to presignd"))

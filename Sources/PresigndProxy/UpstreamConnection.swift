@@ -252,7 +252,8 @@ final class UpstreamConnection: SocketReadPumpDelegate {
             if let ssl, !isConnected {
                 let verify = SSL_get_verify_result(ssl)
                 if verify != X509_V_OK {
-                    return .tls("certificate verification failed: " + String(cString: X509_verify_cert_error_string(verify)))
+                    return .tls(
+                        "certificate verification failed: " + String(cString: X509_verify_cert_error_string(verify)))
                 }
             }
             if !tlsErrors.isEmpty { return .tls(tlsErrors.joined(separator: "; ")) }

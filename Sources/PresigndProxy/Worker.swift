@@ -200,7 +200,9 @@ final class Worker {
     /// An exchange's signed head went to `connection` (pooled or new): timings, reuse and TLS counters.
     /// `settings` are the ones the exchange runs under: after a reload they may be the old ones,
     /// whose upstream indexes the slots resolved for the current configuration do not follow.
-    func upstreamAttached(_ connection: UpstreamConnection, to exchange: Exchange, settings exchangeSettings: ProxySettings) {
+    func upstreamAttached(
+        _ connection: UpstreamConnection, to exchange: Exchange, settings exchangeSettings: ProxySettings
+    ) {
         let index = exchange.upstreamIndex
         let slot =
             exchangeSettings === settings
@@ -262,7 +264,8 @@ final class Worker {
         listeners.removeAll()
         for pool in pools { pool.closeAll() }
         // Idle keep-alive connections close now; busy ones close after their response.
-        for connection in connections.values where connection.exchange == nil && connection.requestPhase == .head
+        for connection in connections.values
+        where connection.exchange == nil && connection.requestPhase == .head
             && EvBuffer.length(connection.input) == 0
         {
             connection.close()

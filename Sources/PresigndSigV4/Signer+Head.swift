@@ -31,7 +31,8 @@ extension Signer {
                 Self.appendField(header.name, header.value, to: &scratch.head)
             }
             Self.appendField("X-Amz-Date", date.string, to: &scratch.head)
-            Self.appendField("X-Amz-Content-SHA256", payloadValue, to: &scratch.head)  // §5: header == last canonical line
+            // §5: header == last canonical line
+            Self.appendField("X-Amz-Content-SHA256", payloadValue, to: &scratch.head)
             if let token { Self.appendField("X-Amz-Security-Token", token, to: &scratch.head) }
             scratch.head.append(literal: "Authorization: ")
             scratch.head.append(bytes: scratch.authorization.bytes)

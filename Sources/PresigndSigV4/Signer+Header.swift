@@ -23,7 +23,8 @@ extension Signer {
             sent.reserveCapacity(scratch.kept.count + 4)
             for index in scratch.kept { sent.append(request.headers[index]) }
             sent.append(("X-Amz-Date", date.string))
-            if addsContentSHA256Header { sent.append(("X-Amz-Content-SHA256", payloadValue)) }  // §5: header == last canonical line
+            // §5: header == last canonical line
+            if addsContentSHA256Header { sent.append(("X-Amz-Content-SHA256", payloadValue)) }
             if let token { sent.append(("X-Amz-Security-Token", token)) }
             let authorization = String(decoding: scratch.authorization.bytes, as: UTF8.self)
             sent.append(("Authorization", authorization))
@@ -98,7 +99,9 @@ extension Signer {
         if addsContentSHA256Header {
             scratch.canonical.add(lowercasedName: "x-amz-content-sha256", value: .own(1))  // §5: header == last line
         }
-        if token != nil, signsSessionToken { scratch.canonical.add(lowercasedName: "x-amz-security-token", value: .own(2)) }
+        if token != nil, signsSessionToken {
+            scratch.canonical.add(lowercasedName: "x-amz-security-token", value: .own(2))
+        }
         scratch.canonical.sort()
 
         // §1 CanonicalRequest, built in one byte buffer.

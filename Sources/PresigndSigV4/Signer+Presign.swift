@@ -48,10 +48,12 @@ extension Signer {
         parameters.append(QueryParameter(name: "X-Amz-Credential", value: String(decoding: credential, as: UTF8.self)))
         parameters.append(QueryParameter(name: "X-Amz-Date", value: date.string))
         parameters.append(QueryParameter(name: "X-Amz-Expires", value: String(expires)))
-        parameters.append(QueryParameter(name: "X-Amz-SignedHeaders", value: String(decoding: signedHeaders, as: UTF8.self)))
+        parameters.append(
+            QueryParameter(name: "X-Amz-SignedHeaders", value: String(decoding: signedHeaders, as: UTF8.self)))
         let token = credentials.sessionToken?.exposedValue
         if let token, signsSessionToken {
-            parameters.append(QueryParameter(name: "X-Amz-Security-Token", value: token))  // §7: inside the canonical query
+            // §7: inside the canonical query
+            parameters.append(QueryParameter(name: "X-Amz-Security-Token", value: token))
         }
         let canonicalQuery = URIEncoding.canonicalQuery(parameters)
 

@@ -57,7 +57,8 @@ public final class Signer {
         let prefix: StaticString = "AWS4"
         var secret = credentials.secretAccessKey.exposedValue
         var keyed = try secret.withRawUTF8 { (raw) throws(SigV4Error) in
-            try HMACKey(prefix: UnsafeRawBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount), key: raw)
+            try HMACKey(
+                prefix: UnsafeRawBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount), key: raw)
         }
         defer { keyed.wipe() }
         var message = dateStamp

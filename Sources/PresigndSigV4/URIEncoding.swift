@@ -104,7 +104,9 @@ public enum URIEncoding {
                 guard index + 2 < raw.count else { return .failure(.malformedPercentEncoding(offset: index)) }
                 let highValue = ByteTables.hexValue[Int(raw[index + 1])]
                 let lowValue = ByteTables.hexValue[Int(raw[index + 2])]
-                guard highValue != 0xFF, lowValue != 0xFF else { return .failure(.malformedPercentEncoding(offset: index)) }
+                guard highValue != 0xFF, lowValue != 0xFF else {
+                    return .failure(.malformedPercentEncoding(offset: index))
+                }
                 output.append(highValue << 4 | lowValue)
                 index += 3
             } else {

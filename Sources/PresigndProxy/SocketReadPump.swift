@@ -23,9 +23,10 @@ final class SocketReadPump {
     private var event: OpaquePointer?
     private let fd: Int32
     private let input: OpaquePointer
-    /// The pump's owner (it holds the pump strongly and frees it when it goes): `unowned(unsafe)` avoids
-    /// a weak load per read; the delegate is called last in `handle`, never after it may have gone.
-    private unowned(unsafe) let delegate: SocketReadPumpDelegate
+    /// The pump's owner. Weak on purpose: the load returns a strong reference that keeps the owner alive
+    /// for the whole callback, and a callback may drop the owner's last other reference (a connection
+    /// that closes is removed from its worker while its own method still runs).
+    private weak var delegate: SocketReadPumpDelegate?
     private var timeoutMilliseconds: Int
     private(set) var isEnabled = false
     private var hasTimeout = false
@@ -91,7 +92,7 @@ final class SocketReadPump {
 
     private func handle(_ what: Int16) {
         if Int32(what) & Int32(EV_TIMEOUT) != 0 {
-            delegate.pumpDidEnd(Int16(BEV_EVENT_READING | BEV_EVENT_TIMEOUT))
+            delegate?.pumpDidEnd(Int16(BEV_EVENT_READING | BEV_EVENT_TIMEOUT))
             return
         }
         let want = readSize
@@ -124,13 +125,13 @@ final class SocketReadPump {
             } else if result < want / 4 {
                 readSize = max(Self.minRead, want / 2)
             }
-            delegate.pumpDidRead()
+            delegate?.pumpDidRead()
         } else if result == 0 {
-            delegate.pumpDidEnd(Int16(BEV_EVENT_READING | BEV_EVENT_EOF))
+            delegate?.pumpDidEnd(Int16(BEV_EVENT_READING | BEV_EVENT_EOF))
         } else if result == -1 && (errno == EAGAIN || errno == EINTR) {
             return
         } else {
-            delegate.pumpDidEnd(Int16(BEV_EVENT_READING | BEV_EVENT_ERROR))
+            delegate?.pumpDidEnd(Int16(BEV_EVENT_READING | BEV_EVENT_ERROR))
         }
     }
 }

@@ -22,6 +22,8 @@ Measurements (one table):
     sink's);
   * idle keep-alive connections (1,000 and 5,000 by default): RSS per connection (one 1 KiB GET on each, then
     held open; RSS delta over the fresh-process baseline divided by N);
+  * system calls per 1 KiB GET of each proxy (strace -c over a 2 s `wrk -c16` run; skipped without strace):
+    a syscall regression (such as an epoll_ctl per request) shows here before it shows in the CPU figures;
   * SigV4 header signature with a warm signing-key cache (presignd-bench, thread CPU ns/op).
 Each phase (idle, wrk, stream) gets freshly started proxies so that memory one phase leaves behind in the
 allocator does not flatter or penalise the next. Then it prints presignd / best-nginx ratios and a
@@ -30,7 +32,7 @@ PASS/FAIL line per issue-8 target.
 Usage:
   scripts/bench_compare.py [--quick] [--presignd PATH] [--presignd-bench PATH]
                            [--duration S] [--reps N] [--stream-reps N] [--big-mib M] [--parallel N]
-                           [--idle 1000,5000] [--phases idle,wrk,stream,sign] [--upstream-keepalive 128]
+                           [--idle 1000,5000] [--phases idle,wrk,syscalls,stream,sign] [--upstream-keepalive 128]
                            [--sink c|dav]
 Defaults are the issue's full sizes (1 GiB objects, 8 in parallel; 3 repetitions of 6 s wrk runs, 2 of the big
 transfers; about 6 minutes on the 2-core dev VM); --quick uses 2 s wrk runs, 1 repetition and 64 MiB
@@ -508,6 +510,35 @@ def wrk_run(bench, name, key, duration):
     }
 
 
+SYSCALLS = ("read", "readv", "recvfrom", "write", "writev", "sendto", "epoll_ctl", "epoll_wait")
+
+
+def syscall_run(bench, name, key, duration=2):
+    """System calls per request of the proxy's processes under `wrk -c16` (strace -c; bounded in time)."""
+    server = bench.server(name)
+    out_file = os.path.join(bench.workdir, f"strace-{name}-{key}.txt")
+    args = ["strace", "-f", "-c", "-q", "-o", out_file, "-e", "trace=" + ",".join(SYSCALLS)]
+    for pid in server.pids:
+        args += ["-p", str(pid)]
+    tracer = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.5)  # attached
+    out = subprocess.run(["wrk", "-t1", "-c16", f"-d{duration}s", "--timeout", "5s", bench.url(name, key)],
+                         capture_output=True, text=True, timeout=duration + 30)
+    tracer.send_signal(signal.SIGINT)
+    tracer.wait(timeout=30)
+    m = re.search(r"(\d+) requests in", out.stdout)
+    if out.returncode != 0 or not m or not os.path.exists(out_file):
+        return None
+    requests = int(m.group(1))
+    counts = {}
+    for line in open(out_file):
+        parts = line.split()
+        # % time, seconds, usecs/call, calls, [errors,] syscall
+        if len(parts) >= 5 and parts[-1] in SYSCALLS and parts[3].isdigit():
+            counts[parts[-1]] = int(parts[3])
+    return {call: counts.get(call, 0) / requests for call in SYSCALLS}
+
+
 def stream_run(bench, name, method, parallel, size):
     server = bench.server(name) if method == "GET" else bench.put_target(name, 0)[1]
     obj = os.path.join(bench.data_dir, "bench", "big.bin")
@@ -641,7 +672,7 @@ def main():
     ap.add_argument("--big-mib", type=int, help="size of the big object in MiB (default 1024, quick 64)")
     ap.add_argument("--parallel", type=int, default=8, help="concurrent big transfers (default 8)")
     ap.add_argument("--idle", default="1000,5000", help="idle connection counts (default 1000,5000)")
-    ap.add_argument("--phases", default="idle,wrk,stream,sign")
+    ap.add_argument("--phases", default="idle,wrk,syscalls,stream,sign")
     ap.add_argument("--sink", choices=("c", "dav"), default="c" if shutil.which("cc") else "dav",
                     help="PUT sink: a small C server that reads and discards bodies (default, needs cc) or "
                          "nginx WebDAV writing into tmpfs (uploads deleted after each run)")
@@ -694,6 +725,7 @@ def main():
     wrk_res = {(t, k): [] for t in TARGETS for k in ("obj1k", "obj64k")}
     rss_start = {}
     stream_res = {(t, m, p): [] for t in TARGETS for m in ("GET", "PUT") for p in (1, args.parallel)}
+    syscall_res = {}
     idle_res = {t: [] for t in TARGETS}
     sign = None
     bench = Bench(args, workdir, data_dir)
@@ -724,6 +756,17 @@ def main():
                         print(f"  rep {rep + 1} {key} {name}: {r['rps']:.0f} req/s, p50 {r['p50']:.2f} ms, "
                               f"p99 {r['p99']:.2f} ms, proxy {fmt(r['cpu'], '.1f')} µs/req, "
                               f"origin {r['cpu_origin']:.1f} µs/req, {r['conns']} origin conns", file=sys.stderr)
+
+        if "syscalls" in phases and shutil.which("strace"):
+            print("# system calls per request (strace -c, wrk -c16 -d2s, fresh proxies)", file=sys.stderr)
+            bench.start_proxies()
+            for key in ("obj1k",):
+                for name in PROXIES:
+                    calls = syscall_run(bench, name, key)
+                    if calls is not None:
+                        syscall_res[(name, key)] = calls
+                        print(f"  {key} {name}: " + ", ".join(f"{c} {v:.2f}" for c, v in calls.items() if v),
+                              file=sys.stderr)
 
         if "stream" in phases:
             print(f"# {big_mib} MiB GET/PUT, 1 and {args.parallel} at once, x {stream_reps} (fresh proxies)",
@@ -768,6 +811,12 @@ def main():
                 values = {t: med([r[metric] for r in wrk_res[(t, key)]]) for t in cols}
                 summary[(key, metric)] = values
                 row(f"GET {label} {text}", [fmt(values[t], spec) for t in cols])
+    if syscall_res:
+        for call in SYSCALLS:
+            if any(syscall_res.get((t, "obj1k"), {}).get(call, 0) >= 0.01 for t in PROXIES):
+                row(f"GET 1 KiB {call}/req (strace)",
+                    ["-"] + [f"{syscall_res[(t, 'obj1k')][call]:.2f}" if (t, "obj1k") in syscall_res else "-"
+                             for t in PROXIES])
     if "stream" in phases:
         row("RSS after start + 1 GET, MiB", ["-"] + [f"{rss_start[t]:.1f}" for t in PROXIES])
         for method in ("GET", "PUT"):

@@ -1,0 +1,50 @@
+import Testing
+
+@testable import PresigndProxy
+
+/// The slot bookkeeping behind the per-request metrics gives the same counts a dictionary would.
+struct WorkerMetricsTests {
+    @Test func requestCountsMatchADictionaryWhateverTheOrder() {
+        let metrics = WorkerMetrics()
+        var expected: [WorkerMetrics.RequestKey: Int] = [:]
+        let buckets = ["photos", "videos"]
+        let methods = ["GET", "PUT", "HEAD"]
+        let statuses = [200, 206, 404, 503, 0]
+        var seed: UInt64 = 42
+        for _ in 0..<500 {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let bucket = buckets[Int(seed >> 33) % buckets.count]
+            let method = methods[Int(seed >> 40) % methods.count]
+            let status = statuses[Int(seed >> 50) % statuses.count]
+            // Runs of the same key as well as alternation (the last-slot shortcut and the lookup both run).
+            let repeats = Int(seed >> 60) % 3 + 1
+            for _ in 0..<repeats {
+                metrics.requestEnded(
+                    bucket: bucket, method: method, status: status, bytesIn: 1, bytesOut: 2, durationMicros: 10)
+                let statusClass = status >= 100 && status < 600 ? "\(status / 100)xx" : "none"
+                expected[
+                    WorkerMetrics.RequestKey(bucket: bucket, method: method, statusClass: statusClass), default: 0] += 1
+            }
+        }
+        #expect(metrics.snapshot().requests == expected)
+    }
+
+    @Test func upstreamSlotsAreStableAndKeyedByName() {
+        let metrics = WorkerMetrics()
+        let r2 = metrics.upstreamSlot(named: "r2")
+        let s3 = metrics.upstreamSlot(named: "s3")
+        #expect(r2 != s3)
+        #expect(metrics.upstreamSlot(named: "r2") == r2, "a reload resolving the same name gets the same slot")
+        metrics.upstreamAttached(slot: r2, reused: false)
+        metrics.upstreamAttached(slot: r2, reused: true)
+        metrics.upstreamAttached(slot: s3, reused: true)
+        metrics.poolIdle(slot: s3, count: 7)
+        metrics.requestEnded(
+            bucket: "b", method: "GET", status: 200, bytesIn: 0, bytesOut: 0, durationMicros: 5, upstreamSlot: r2,
+            upstreamLatencyMicros: 3)
+        let upstreams = metrics.snapshot().upstreams
+        #expect(upstreams["r2"]?.connectionsOpened == 1 && upstreams["r2"]?.connectionsReused == 1)
+        #expect(upstreams["r2"]?.latency.count == 1)
+        #expect(upstreams["s3"]?.connectionsReused == 1 && upstreams["s3"]?.idleConnections == 7)
+    }
+}

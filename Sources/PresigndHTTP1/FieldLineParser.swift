@@ -38,7 +38,9 @@ enum FieldLineParser {
         headers.add(name: ASCII.string(line, field.name), value: ASCII.string(line, field.value))
     }
 
-    /// Validates one field line and locates its name and its value (OWS trimmed).
+    /// Validates one field line and locates its name and its value (OWS trimmed). field-value bytes are VCHAR,
+    /// SP, HTAB or obs-text (RFC 9110 §5.5); NUL, CR, LF, other controls and DEL are rejected. obs-text must
+    /// form valid UTF-8, so a String made from the value (or the raw bytes forwarded) hold exactly what arrived.
     static func split(_ line: UnsafeBufferPointer<UInt8>) throws(HTTPParseError)
         -> (name: Range<Int>, value: Range<Int>)
     {

@@ -93,10 +93,9 @@ final class LoopTimer {
     }
 }
 
-/// An event another thread can fire (`event_active` is thread-safe after `enableThreads()`); the
-/// closure runs on the loop's thread.
-/// Wakes a loop from another thread: an eventfd the loop reads. Safe with lockless loops (a plain
-/// `write`, no libevent call from the foreign thread); wake-ups that arrive together run the action once.
+/// Wakes a loop from another thread: an eventfd the loop reads; the closure runs on the loop's thread.
+/// Safe with lockless loops (a plain `write`, no libevent call from the foreign thread); wake-ups that
+/// arrive together run the action once.
 final class CrossThreadEvent: @unchecked Sendable {
     private var event: OpaquePointer?
     private let fd: Int32

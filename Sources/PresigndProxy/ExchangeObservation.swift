@@ -6,8 +6,7 @@ struct ExchangeObservation {
     var client = "-"
     /// When the signed head was handed to the upstream connection (a new one still has to connect).
     var upstreamSentAtMicros: Int?
-    /// The configured name of the upstream the exchange went to (metrics label).
-    /// The upstream's metrics slot (`WorkerMetrics.upstreamSlot(named:)`).
+    /// The metrics slot of the upstream the exchange went to (`WorkerMetrics.upstreamSlot(named:)`).
     var upstreamSlot: Int?
     /// Head handed over → final response head received (like nginx's `$upstream_response_time`).
     var upstreamLatencyMicros: Int?

@@ -12,11 +12,7 @@ enum FieldLineParser {
         headers.reserveCapacity(keeping == nil ? 16 : 4)  // one allocation for a typical head, not regrowing
         var lineStart = from
         while let lineEnd = lineEnd(head, from: lineStart), lineEnd > lineStart {
-            let line = UnsafeBufferPointer(rebasing: head[lineStart..<lineEnd])
-            let field = try split(line)
-            if keeping?(UnsafeBufferPointer(rebasing: line[field.name])) ?? true {
-                headers.add(name: ASCII.string(line, field.name), value: ASCII.string(line, field.value))
-            }
+            try parse(UnsafeBufferPointer(rebasing: head[lineStart..<lineEnd]), into: &headers, keeping: keeping)
             lineStart = lineEnd + 2
         }
         return headers
@@ -24,17 +20,18 @@ enum FieldLineParser {
 
     /// The index of the CR ending the line that starts at `from` (lines are CRLF-terminated and CR is never bare).
     static func lineEnd(_ head: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
-        var index = from
-        while index < head.count {
-            if head[index] == ASCII.cr { return index }
-            index += 1
-        }
-        return nil
+        // The head reader's word-at-a-time scan; a head it accepted has no bare LF, so the break is the CR.
+        let index = HeadReader.skipToLineBreak(head, from: from, before: head.count)
+        return index < head.count ? index : nil
     }
 
-    /// Parses one field line (without its CRLF) into `headers`.
-    static func parse(_ line: UnsafeBufferPointer<UInt8>, into headers: inout HTTPHeaders) throws(HTTPParseError) {
+    /// Validates one field line (without its CRLF) and adds it to `headers` unless `keeping` turns its name down.
+    static func parse(
+        _ line: UnsafeBufferPointer<UInt8>, into headers: inout HTTPHeaders,
+        keeping: ((UnsafeBufferPointer<UInt8>) -> Bool)? = nil
+    ) throws(HTTPParseError) {
         let field = try split(line)
+        guard keeping?(UnsafeBufferPointer(rebasing: line[field.name])) ?? true else { return }
         headers.add(name: ASCII.string(line, field.name), value: ASCII.string(line, field.value))
     }
 

@@ -22,7 +22,7 @@ extension PresignService {
         guard presignableMethods.contains(method) else {
             return .failure(.invalid("method", "method must be GET, HEAD, PUT or DELETE, got '\(request.method)'"))
         }
-        if route.isReadOnly && !AccessPolicy.readMethods.contains(method) {
+        if route.isReadOnly && !AccessPolicy.isReadMethod(method) {
             return .failure(.denied("method", "bucket '\(route.name)' is read-only; \(method) is not allowed"))
         }
         if !route.allowedMethods.isEmpty && !route.allowedMethods.contains(method) {

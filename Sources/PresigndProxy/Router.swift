@@ -73,9 +73,7 @@ struct Router: Sendable {
 
 /// Per-bucket access policy (DESIGN §6): methods, read-only, key prefixes, list prefixes.
 enum AccessPolicy {
-    static let readMethods: Set<String> = ["GET", "HEAD"]
-
-    /// `GET` or `HEAD` (a comparison, not a hash, on the per-request path).
+    /// `GET` or `HEAD`: what a read-only bucket allows and redirect mode serves.
     static func isReadMethod(_ method: String) -> Bool { method == "GET" || method == "HEAD" }
 
     /// nil when allowed, else the reason for `403 AccessDenied`.

@@ -35,7 +35,7 @@ final class Worker {
         self.metrics = metrics
         self.settings = settings
         let random = UInt32.random(in: 0...UInt32.max)
-        self.requestIDPrefix = Self.hex(UInt64(random), digits: 8) + Self.hex(UInt64(index), digits: 2)
+        self.requestIDPrefix = Self.hex(UInt64(index), digits: 2, after: Self.hex(UInt64(random), digits: 8))
         resetUpstreams()
         control = try CrossThreadEvent(loop: loop) { [unowned self] in self.handleControl() }
     }
@@ -140,25 +140,9 @@ final class Worker {
         return Self.requestID(prefix: requestIDPrefix, counter: requestCounter)
     }
 
-    /// `prefix` + the counter in upper-case hex, at least 6 digits, written in place (one allocation).
+    /// `prefix` + the counter in upper-case hex, at least 6 digits.
     static func requestID(prefix: String, counter: UInt64) -> String {
-        let prefix = prefix.utf8
-        let digits = max(6, (UInt64.bitWidth - counter.leadingZeroBitCount + 3) / 4)
-        return String(unsafeUninitializedCapacity: prefix.count + digits) { buffer in
-            var index = 0
-            for byte in prefix {
-                buffer[index] = byte
-                index += 1
-            }
-            var shift = (digits - 1) * 4
-            while shift >= 0 {
-                let nibble = UInt8(truncatingIfNeeded: counter >> UInt64(shift)) & 0xF
-                buffer[index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
-                index += 1
-                shift -= 4
-            }
-            return index
-        }
+        hex(counter, digits: 6, after: prefix)
     }
 
     func exchangeStarted(_ exchange: Exchange, client: String) {
@@ -221,9 +205,25 @@ final class Worker {
         logger.log(.info, "Request", pairs: entry().metadata)
     }
 
-    private static func hex(_ value: UInt64, digits: Int) -> String {
-        let text = String(value, radix: 16, uppercase: true)
-        return String(repeating: "0", count: max(0, digits - text.count)) + text
+    /// `prefix` + `value` in upper-case hex with at least `digits` digits, written in place (one allocation).
+    private static func hex(_ value: UInt64, digits minimum: Int, after prefix: String = "") -> String {
+        let prefix = prefix.utf8
+        let digits = max(minimum, (UInt64.bitWidth - value.leadingZeroBitCount + 3) / 4)
+        return String(unsafeUninitializedCapacity: prefix.count + digits) { buffer in
+            var index = 0
+            for byte in prefix {
+                buffer[index] = byte
+                index += 1
+            }
+            var shift = (digits - 1) * 4
+            while shift >= 0 {
+                let nibble = UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0xF
+                buffer[index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
+                index += 1
+                shift -= 4
+            }
+            return index
+        }
     }
 
     // MARK: Cross-thread control (drain, reload)

@@ -35,41 +35,37 @@ enum ByteTables {
             var index = 0
             while index < bytes.count {
                 let end = min(index + text.count / 2, bytes.count)
-                var written = 0
-                lowerHexPairs.withUnsafeBufferPointer { pairs in
-                    for byte in bytes[index..<end] {
-                        text[written] = pairs[Int(byte) &* 2]
-                        text[written + 1] = pairs[Int(byte) &* 2 &+ 1]
-                        written += 2
-                    }
-                }
+                let written = writeLowerHex(UnsafeRawBufferPointer(rebasing: bytes[index..<end]), into: text)
                 output.append(bytes: UnsafeBufferPointer(rebasing: text[0..<written]))
                 index = end
             }
         }
     }
 
-    /// The two lower-case hex digits of every byte value, back to back (one lookup per byte, no branch).
-    static let lowerHexPairs: [UInt8] = (0..<256).flatMap { [hexDigit(UInt8($0) >> 4), hexDigit(UInt8($0) & 0x0F)] }
-
-    @inline(__always)
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? nibble + UInt8(ascii: "0") : nibble - 10 + UInt8(ascii: "a")
-    }
-
     /// Lower-case hex of `bytes` as a `String`.
     static func lowerHexString(_ bytes: UnsafeRawBufferPointer) -> String {
-        String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
-            lowerHex.withUnsafeBufferPointer { digits in
-                var index = 0
-                for byte in bytes {
-                    buffer[index] = digits[Int(byte >> 4)]
-                    buffer[index + 1] = digits[Int(byte & 0x0F)]
-                    index += 2
-                }
+        String(unsafeUninitializedCapacity: bytes.count * 2) { writeLowerHex(bytes, into: $0) }
+    }
+
+    /// Writes the two lower-case hex digits of each byte into `output` (room for `2 * bytes.count`) through
+    /// the pair table: one lookup per byte, no branch. Returns the count written.
+    private static func writeLowerHex(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableBufferPointer<UInt8>)
+        -> Int
+    {
+        lowerHexPairs.withUnsafeBufferPointer { pairs in
+            var written = 0
+            for byte in bytes {
+                output[written] = pairs[Int(byte) &* 2]
+                output[written + 1] = pairs[Int(byte) &* 2 &+ 1]
+                written += 2
             }
-            return bytes.count * 2
+            return written
         }
+    }
+
+    /// The two lower-case hex digits of every byte value, back to back.
+    static let lowerHexPairs: [UInt8] = (0..<256).flatMap { value -> [UInt8] in
+        [lowerHex[value >> 4], lowerHex[value & 0x0F]]
     }
 
     /// ASCII lower-casing; returns `name` itself (no allocation) when it has no upper-case letter.

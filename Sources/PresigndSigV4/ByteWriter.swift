@@ -82,3 +82,27 @@ struct ByteWriter: ByteSink {
         capacity = newCapacity
     }
 }
+
+/// A `ByteSink` over memory sized in advance (a string's uninitialized storage): appends write in place.
+struct FixedBufferSink: ByteSink {
+    let buffer: UnsafeMutableBufferPointer<UInt8>
+    private(set) var count = 0
+
+    init(buffer: UnsafeMutableBufferPointer<UInt8>) {
+        self.buffer = buffer
+    }
+
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
+        buffer[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func append(bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, bytes.count > 0, let base = buffer.baseAddress else { return }
+        precondition(count + bytes.count <= buffer.count, "FixedBufferSink overflow")
+        (base + count).update(from: source, count: bytes.count)
+        count += bytes.count
+    }
+}

@@ -9,30 +9,10 @@ public enum URIEncoding {
         // Sized exactly, then written straight into the string's storage: one allocation, none at all for
         // results of up to 15 bytes (small strings).
         let encoded: String? = bytes.withContiguousStorageIfAvailable { input in
-            var length = 0
-            ByteTables.unreserved.withUnsafeBufferPointer { unreserved in
-                for byte in input {
-                    length += unreserved[Int(byte)] || (keepingSlash && byte == UInt8(ascii: "/")) ? 1 : 3
-                }
-            }
-            return String(unsafeUninitializedCapacity: length) { output in
-                var written = 0
-                ByteTables.unreserved.withUnsafeBufferPointer { unreserved in
-                    ByteTables.upperHex.withUnsafeBufferPointer { hex in
-                        for byte in input {
-                            if unreserved[Int(byte)] || (keepingSlash && byte == UInt8(ascii: "/")) {
-                                output[written] = byte
-                                written += 1
-                            } else {
-                                output[written] = UInt8(ascii: "%")
-                                output[written + 1] = hex[Int(byte >> 4)]
-                                output[written + 2] = hex[Int(byte & 0x0F)]
-                                written += 3
-                            }
-                        }
-                    }
-                }
-                return written
+            String(unsafeUninitializedCapacity: encodedLength(input, keepingSlash: keepingSlash)) { storage in
+                var sink = FixedBufferSink(buffer: storage)
+                appendContiguous(input, keepingSlash: keepingSlash, to: &sink)
+                return sink.count
             }
         }
         if let encoded { return encoded }
@@ -52,21 +32,33 @@ public enum URIEncoding {
         }
     }
 
+    @inline(__always)
+    private static func isKept(_ byte: UInt8, _ unreserved: UnsafeBufferPointer<Bool>, keepingSlash: Bool) -> Bool {
+        unreserved[Int(byte)] || (keepingSlash && byte == UInt8(ascii: "/"))
+    }
+
+    /// The length of the UriEncoded form: 1 byte per kept byte, 3 per escaped one.
+    private static func encodedLength(_ bytes: UnsafeBufferPointer<UInt8>, keepingSlash: Bool) -> Int {
+        ByteTables.unreserved.withUnsafeBufferPointer { unreserved in
+            var length = 0
+            for byte in bytes { length += isKept(byte, unreserved, keepingSlash: keepingSlash) ? 1 : 3 }
+            return length
+        }
+    }
+
     /// Copies runs of kept bytes in bulk; escapes the rest as `%XY`.
     private static func appendContiguous(
-        _ bytes: UnsafeBufferPointer<UInt8>, keepingSlash: Bool, to output: inout [UInt8]
+        _ bytes: UnsafeBufferPointer<UInt8>, keepingSlash: Bool, to output: inout some ByteSink
     ) {
         ByteTables.unreserved.withUnsafeBufferPointer { unreserved in
             ByteTables.upperHex.withUnsafeBufferPointer { hex in
                 var index = 0
                 while index < bytes.count {
                     let start = index
-                    while index < bytes.count,
-                        unreserved[Int(bytes[index])] || (keepingSlash && bytes[index] == UInt8(ascii: "/"))
-                    {
+                    while index < bytes.count, isKept(bytes[index], unreserved, keepingSlash: keepingSlash) {
                         index += 1
                     }
-                    if index > start { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index])) }
+                    if index > start { output.append(bytes: UnsafeBufferPointer(rebasing: bytes[start..<index])) }
                     guard index < bytes.count else { break }
                     let byte = bytes[index]
                     output.append(UInt8(ascii: "%"))

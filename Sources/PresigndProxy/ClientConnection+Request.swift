@@ -28,8 +28,8 @@ extension ClientConnection {
                 if EvBuffer.length(input) == 0 { return }
                 let now = worker.loop.nowMilliseconds()
                 if headStartedAt == nil {
+                    // The header timeout is armed only if the head does not arrive whole (`.needMore`).
                     headStartedAt = now
-                    setReadTimeout(settings.limits.headerTimeoutMilliseconds)
                 } else if let started = headStartedAt, now - started > settings.limits.headerTimeoutMilliseconds {
                     respondLocally(error: .requestTimeout, method: "GET", resource: "", closing: true)
                     return
@@ -54,10 +54,15 @@ extension ClientConnection {
             switch output {
             case .needMore(let consumed):
                 EvBuffer.drain(input, consumed)
+                if requestPhase == .head && !isHeadTimeoutSet {
+                    isHeadTimeoutSet = true
+                    setReadTimeout(settings.limits.headerTimeoutMilliseconds)
+                }
                 if consumed == 0 { return }
             case .head(let head, let consumed):
                 EvBuffer.drain(input, consumed)
                 headStartedAt = nil
+                isHeadTimeoutSet = false
                 startExchange(head)
             case .body(let skip, let count):
                 EvBuffer.drain(input, skip)

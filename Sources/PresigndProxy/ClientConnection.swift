@@ -38,6 +38,8 @@ final class ClientConnection: SocketReadPumpDelegate {
     var upstreamReadPaused = false
     /// When the first byte of the current head arrived (slowloris guard), ms.
     var headStartedAt: Int?
+    /// The read timeout is the header timeout (set once a head arrives in pieces).
+    var isHeadTimeoutSet = false
     var isFlushingToClose = false
     var isProcessingInput = false
     /// Reads the socket in large pieces; the bufferevent only writes (see `SocketReadPump`).

@@ -19,17 +19,29 @@ protocol SocketReadPumpDelegate: AnyObject {
 /// doubles while reads fill it (bulk bodies, up to 256 KiB) and halves for small messages, so idle
 /// keep-alive connections hold no big buffers. The bufferevent keeps the write side; its own
 /// reading stays disabled.
+///
+/// The read timeout is a deadline kept here, not a libevent timeout on the read event: that one
+/// costs a timer-heap update on every read and every change of timeout (six a proxied request). The
+/// pump's timer is armed only when a deadline comes earlier than the one it already waits for;
+/// when it fires before the current deadline (the deadline moved on with a read or a longer
+/// timeout) it waits again for the rest.
 final class SocketReadPump {
     private var event: OpaquePointer?
+    private var timer: OpaquePointer?
     private let fd: Int32
     private let input: OpaquePointer
-    /// The pump's owner. Weak on purpose: the load returns a strong reference that keeps the owner alive
-    /// for the whole callback, and a callback may drop the owner's last other reference (a connection
-    /// that closes is removed from its worker while its own method still runs).
-    private weak var delegate: SocketReadPumpDelegate?
+    /// The pump's owner, which owns the pump. Each callback retains it for the call's duration
+    /// (`withRetained`): a callback may drop the owner's last other reference (a connection that
+    /// closes is removed from its worker while its own method still runs). Not `weak`: a weak
+    /// reference gives the owner a side table, and every retain and release of it then takes the
+    /// runtime's slow path.
+    private unowned(unsafe) let delegate: SocketReadPumpDelegate
     private var timeoutMilliseconds: Int
     private(set) var isEnabled = false
-    private var hasTimeout = false
+    /// When reading times out (`MonotonicClock.coarseMilliseconds`); 0 while no timeout runs.
+    private var deadline = 0
+    /// The deadline the timer is armed for; 0 while it is not armed.
+    private var timerExpiry = 0
 
     /// Bounds for one read; the size adapts between them (no `FIONREAD` syscall per read).
     static let maxRead = 256 * 1024
@@ -41,60 +53,79 @@ final class SocketReadPump {
         self.input = input
         self.delegate = delegate
         self.timeoutMilliseconds = timeoutMilliseconds
+        let context = Unmanaged.passUnretained(self).toOpaque()
         event = event_new(
             loop.base, fd, Int16(EV_READ | EV_PERSIST),
-            { _, what, context in
+            { _, _, context in
                 guard let context else { return }
-                Unmanaged<SocketReadPump>.fromOpaque(context).takeUnretainedValue().handle(what)
-            }, Unmanaged.passUnretained(self).toOpaque())
+                Unmanaged<SocketReadPump>.fromOpaque(context).takeUnretainedValue().handleReadable()
+            }, context)
+        timer = event_new(
+            loop.base, -1, 0,
+            { _, _, context in
+                guard let context else { return }
+                Unmanaged<SocketReadPump>.fromOpaque(context).takeUnretainedValue().handleTimer()
+            }, context)
     }
 
     deinit {
         if let event { event_free(event) }
+        if let timer { event_free(timer) }
     }
 
     /// Starts reading. On a pump already reading this changes nothing: every caller that means to restart
     /// the timeout sets it first (`setTimeout`), and a second `event_add` per call site was pure cost.
     func enable() {
-        guard !isEnabled else { return }
-        arm()
-    }
-
-    /// (Re)arms the read event with the current timeout.
-    private func arm() {
-        guard let event else { return }
+        guard !isEnabled, let event else { return }
         isEnabled = true
-        if timeoutMilliseconds > 0 {
-            var timeout = timeValue(milliseconds: timeoutMilliseconds)
-            event_add(event, &timeout)
-            hasTimeout = true
-        } else {
-            // event_add(ev, NULL) keeps a timeout already scheduled: remove just the timer. (A delete
-            // and re-add would leave an EPOLL_CTL_MOD in the changelist: one system call a request.)
-            if hasTimeout { event_remove_timer(event) }
-            event_add(event, nil)
-            hasTimeout = false
-        }
+        event_add(event, nil)
+        restartDeadline()
     }
 
     func disable() {
-        guard let event else { return }
+        guard isEnabled, let event else { return }
         isEnabled = false
-        hasTimeout = false
+        deadline = 0  // an armed timer finds no deadline and does nothing
         event_del(event)
     }
 
-    /// A new read timeout, applied now when enabled (re-arming restarts it).
+    /// A new read timeout (0: none), counted from now when enabled.
     func setTimeout(milliseconds: Int) {
         timeoutMilliseconds = milliseconds
-        if isEnabled { arm() }
+        if isEnabled { restartDeadline() }
     }
 
-    private func handle(_ what: Int16) {
-        if Int32(what) & Int32(EV_TIMEOUT) != 0 {
-            delegate?.pumpDidEnd(Int16(BEV_EVENT_READING | BEV_EVENT_TIMEOUT))
+    /// The deadline moves to now + timeout; the timer is only touched when that is earlier than
+    /// what it waits for (a later deadline is picked up when it fires).
+    private func restartDeadline() {
+        guard timeoutMilliseconds > 0 else {
+            deadline = 0
             return
         }
+        deadline = MonotonicClock.coarseMilliseconds() + timeoutMilliseconds
+        if timerExpiry == 0 || deadline < timerExpiry { armTimer(milliseconds: timeoutMilliseconds) }
+    }
+
+    private func armTimer(milliseconds: Int) {
+        guard let timer else { return }
+        var timeout = timeValue(milliseconds: milliseconds)
+        event_add(timer, &timeout)
+        timerExpiry = deadline
+    }
+
+    private func handleTimer() {
+        timerExpiry = 0
+        guard isEnabled, deadline != 0 else { return }
+        let remaining = deadline - MonotonicClock.coarseMilliseconds()
+        if remaining > 0 {
+            armTimer(milliseconds: remaining)
+            return
+        }
+        deadline = 0
+        withRetained(delegate) { delegate.pumpDidEnd(Int16(BEV_EVENT_READING | BEV_EVENT_TIMEOUT)) }
+    }
+
+    private func handleReadable() {
         let want = readSize
         var vectors = (iovec(), iovec())
         // A socket bufferevent keeps its input's end frozen except while it reads itself.
@@ -125,13 +156,25 @@ final class SocketReadPump {
             } else if result < want / 4 {
                 readSize = max(Self.minRead, want / 2)
             }
-            delegate?.pumpDidRead()
+            // The read timeout counts from the last byte (an idle timeout), as libevent's did.
+            if deadline != 0 { restartDeadline() }
+            withRetained(delegate) { delegate.pumpDidRead() }
         } else if result == 0 {
-            delegate?.pumpDidEnd(Int16(BEV_EVENT_READING | BEV_EVENT_EOF))
+            withRetained(delegate) { delegate.pumpDidEnd(Int16(BEV_EVENT_READING | BEV_EVENT_EOF)) }
         } else if result == -1 && (errno == EAGAIN || errno == EINTR) {
             return
         } else {
-            delegate?.pumpDidEnd(Int16(BEV_EVENT_READING | BEV_EVENT_ERROR))
+            withRetained(delegate) { delegate.pumpDidEnd(Int16(BEV_EVENT_READING | BEV_EVENT_ERROR)) }
         }
     }
+}
+
+/// Runs `body` with `object` retained until it returns: for calls through an `unowned(unsafe)`
+/// reference whose callee may drop the object's last other reference mid-call. An explicit
+/// retain and release, which the optimizer cannot pair away across the opaque call.
+@inline(__always)
+func withRetained<Result>(_ object: AnyObject, _ body: () -> Result) -> Result {
+    let retained = Unmanaged.passUnretained(object).retain()
+    defer { retained.release() }
+    return body()
 }

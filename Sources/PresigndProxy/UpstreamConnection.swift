@@ -35,7 +35,10 @@ final class UpstreamConnection: SocketReadPumpDelegate {
     var isReused = false
     /// The handshake resumed a cached TLS session.
     private(set) var resumedSession = false
-    weak var delegate: UpstreamConnectionDelegate?
+    /// The client connection whose exchange uses this connection; nil while pooled. It sets itself and
+    /// clears it (`free`, or the pool's `put`) before it goes, so the reference never dangles; each
+    /// call retains it for its duration (`withRetained`). Not `weak`: see `SocketReadPump.delegate`.
+    unowned(unsafe) var delegate: UpstreamConnectionDelegate?
     /// Called once when the TLS handshake completes, with whether it resumed a session (metrics).
     var onTLSHandshake: ((Bool) -> Void)?
     /// Set while idle in a pool: called when the idle connection closes or times out.
@@ -182,7 +185,7 @@ final class UpstreamConnection: SocketReadPumpDelegate {
 
     private func handleReadable() {
         if let delegate {
-            delegate.upstreamReadable(self)
+            withRetained(delegate) { delegate.upstreamReadable(self) }
         } else if let onIdleClose {
             // An idle pooled connection must not talk; whatever it says, it is done.
             onIdleClose(self)
@@ -190,7 +193,7 @@ final class UpstreamConnection: SocketReadPumpDelegate {
     }
 
     private func handleDrained() {
-        delegate?.upstreamDrained(self)
+        if let delegate { withRetained(delegate) { delegate.upstreamDrained(self) } }
     }
 
     private func handleEvent(_ events: Int16) {
@@ -229,7 +232,7 @@ final class UpstreamConnection: SocketReadPumpDelegate {
     private func report(_ failure: UpstreamFailure) {
         connectDeadline?.cancel()
         if let delegate {
-            delegate.upstreamEnded(self, failure)
+            withRetained(delegate) { delegate.upstreamEnded(self, failure) }
         } else if let onIdleClose {
             onIdleClose(self)
         } else {

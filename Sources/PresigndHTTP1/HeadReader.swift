@@ -91,7 +91,8 @@ struct HeadReader: Sendable {
     }
 
     /// The first index in `from..<before` holding CR or LF, or `before`: eight bytes at a time (a
-    /// word has a CR or LF byte iff XOR with the repeated byte leaves a zero byte), then bytewise.
+    /// word has a CR or LF byte iff XOR with the repeated byte leaves a zero byte; the lowest flagged
+    /// byte is exact, borrows only flag bytes above it), the last few bytes bytewise.
     @inline(__always)
     static func skipToLineBreak(_ input: UnsafeBufferPointer<UInt8>, from: Int, before stop: Int) -> Int {
         var index = from
@@ -100,11 +101,11 @@ struct HeadReader: Sendable {
             let ones: UInt64 = 0x0101_0101_0101_0101
             let highs: UInt64 = 0x8080_8080_8080_8080
             while index + 8 <= stop {
-                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
                 let cr = word ^ (ones &* UInt64(ASCII.cr))
                 let lf = word ^ (ones &* UInt64(ASCII.lf))
                 let zeroByte = ((cr &- ones) & ~cr | (lf &- ones) & ~lf) & highs
-                if zeroByte != 0 { break }
+                if zeroByte != 0 { return index + zeroByte.trailingZeroBitCount >> 3 }
                 index += 8
             }
         }

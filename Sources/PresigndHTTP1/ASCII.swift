@@ -61,10 +61,15 @@ enum ASCII {
     }
 
     /// Field names and coding tokens compare case-insensitively (RFC 9110 §5.1, §7.8).
+    /// The length check is inlined (most lookups stop there); equal lengths compare bytewise.
+    @inline(__always)
     static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
-        guard a.utf8.count == b.utf8.count else { return false }
-        // Native strings are contiguous UTF-8: compare the buffers directly (this runs for every
-        // header lookup on the hot path); the generic sequence walk is the fallback.
+        a.utf8.count == b.utf8.count && sameLengthEqualsIgnoringCase(a, b)
+    }
+
+    private static func sameLengthEqualsIgnoringCase(_ a: String, _ b: String) -> Bool {
+        // Native strings are contiguous UTF-8: compare the buffers directly; the generic sequence
+        // walk is the fallback (bridged strings).
         let fast = a.utf8.withContiguousStorageIfAvailable { left in
             b.utf8.withContiguousStorageIfAvailable { right in
                 for index in 0..<left.count where lowercased(left[index]) != lowercased(right[index]) {

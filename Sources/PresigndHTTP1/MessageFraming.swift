@@ -9,8 +9,23 @@ enum MessageFraming {
     static func bodyFraming(_ headers: inout HTTPHeaders, version: HTTPVersion) throws(HTTPParseError)
         -> BodyFraming?
     {
-        let hasTransferEncoding = headers.contains(name: "Transfer-Encoding")
-        let hasContentLength = headers.contains(name: "Content-Length")
+        // One pass over the fields for both names (this runs for every message).
+        var transferEncodings = 0
+        var contentLengths = 0
+        var lastContentLength = ""
+        for (name, value) in headers {
+            switch name.utf8.count {
+            case 14 where ASCII.equalsIgnoringCase(name, "Content-Length"):
+                contentLengths += 1
+                lastContentLength = value
+            case 17 where ASCII.equalsIgnoringCase(name, "Transfer-Encoding"):
+                transferEncodings += 1
+            default:
+                break
+            }
+        }
+        let hasTransferEncoding = transferEncodings > 0
+        let hasContentLength = contentLengths > 0
         if hasTransferEncoding {
             guard !hasContentLength else { throw .contentLengthAndTransferEncoding }
             guard version != .http1_0 else { throw .transferEncodingInHTTP10 }  // RFC 9112 §6.1
@@ -22,8 +37,8 @@ enum MessageFraming {
         }
         guard hasContentLength else { return nil }
         // Fast path: one field holding one plain number (nearly every message), no list splitting.
-        if let only = headers.onlyValue("Content-Length"), !only.utf8.contains(ASCII.comma) {
-            return .contentLength(try decimal(only[...].utf8.trimmingOWS()))
+        if contentLengths == 1, !lastContentLength.utf8.contains(ASCII.comma) {
+            return .contentLength(try decimal(lastContentLength[...].utf8.trimmingOWS()))
         }
         var length: Int?
         var fieldCount = 0

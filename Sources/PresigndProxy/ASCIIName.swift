@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Allocation-free ASCII helpers for header names on the hot path (names are RFC 9110 tokens:
 /// ASCII; `String.lowercased()` is Unicode-aware and allocates).
 enum ASCIIName {
@@ -51,22 +55,29 @@ enum ASCIIName {
     }
 
     /// Appends raw field lines (`ResponseHead.rawFields`: validated, CRLF-terminated) except the
-    /// hop-by-hop ones, as received.
+    /// hop-by-hop ones, as received: consecutive kept lines go in one append.
     static func appendEndToEndFields(_ raw: [UInt8], to output: inout [UInt8]) {
         raw.withUnsafeBufferPointer { bytes in
+            guard let base = bytes.baseAddress else { return }
+            var keptFrom = 0
             var lineStart = 0
             while lineStart < bytes.count {
                 var colon = lineStart
                 while colon < bytes.count, bytes[colon] != UInt8(ascii: ":") { colon += 1 }
-                var lineEnd = colon
-                while lineEnd < bytes.count, bytes[lineEnd] != 0x0A { lineEnd += 1 }
-                lineEnd = min(lineEnd + 1, bytes.count)
-                let name = UnsafeBufferPointer(rebasing: bytes[lineStart..<colon])
-                if !isHopByHopResponseHeader(name) {
-                    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd]))
+                // Validated lines hold no bare LF: the line's LF is the first one after its name.
+                let lineEnd: Int
+                if let lf = memchr(base + colon, 0x0A, bytes.count - colon) {
+                    lineEnd = UnsafeRawPointer(lf) - UnsafeRawPointer(base) + 1
+                } else {
+                    lineEnd = bytes.count
+                }
+                if isHopByHopResponseHeader(UnsafeBufferPointer(rebasing: bytes[lineStart..<colon])) {
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[keptFrom..<lineStart]))
+                    keptFrom = lineEnd
                 }
                 lineStart = lineEnd
             }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[keptFrom...]))
         }
     }
 }

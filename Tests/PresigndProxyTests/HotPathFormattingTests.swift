@@ -42,6 +42,9 @@ struct HotPathFormattingTests {
         #expect(
             String(decoding: output, as: UTF8.self)
                 == "HTTP/1.1 200 OK\r\nETag: \"x\"\r\nX-Amz-Meta-A:b\r\nContent-Length: 3\r\n")
+        var tail: [UInt8] = []
+        ASCIIName.appendEndToEndFields(Array("Location: http://a:1/b\r\nUpgrade: h2c\r\nConnection: keep-alive\r\n".utf8), to: &tail)
+        #expect(String(decoding: tail, as: UTF8.self) == "Location: http://a:1/b\r\n")
         var empty: [UInt8] = []
         ASCIIName.appendEndToEndFields([], to: &empty)
         #expect(empty.isEmpty)

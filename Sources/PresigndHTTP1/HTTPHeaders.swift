@@ -4,12 +4,20 @@
 public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
     public typealias Element = (name: String, value: String)
 
-    private var fields: [Element]
+    /// A nominal type rather than the tuple: an array of it is destroyed by compiled code, while an
+    /// array of `(String, String)` tuples goes through the runtime's generic tuple witnesses
+    /// (measurable per request on the proxy's hot path).
+    fileprivate struct Field: Equatable {
+        var name: String
+        var value: String
+    }
+
+    private var fields: [Field]
 
     public init() { fields = [] }
 
     public init(_ fields: [(String, String)]) {
-        self.fields = fields.map { (name: $0.0, value: $0.1) }
+        self.fields = fields.map { Field(name: $0.0, value: $0.1) }
     }
 
     /// Allows repeated names: `["X-A": "1", "X-A": "2"]` holds two fields.
@@ -22,7 +30,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     /// Appends a field, keeping any existing ones of the same name.
     public mutating func add(name: String, value: String) {
-        fields.append((name: name, value: value))
+        fields.append(Field(name: name, value: value))
     }
 
     /// Sets the first field named `name` to `value` and removes the others, or appends one.
@@ -81,9 +89,20 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         fields.contains { ASCII.equalsIgnoringCase($0.name, name) }
     }
 
-    public func makeIterator() -> IndexingIterator<[Element]> { fields.makeIterator() }
+    public struct Iterator: IteratorProtocol {
+        fileprivate var fields: IndexingIterator<[Field]>
+
+        public mutating func next() -> Element? {
+            guard let field = fields.next() else { return nil }
+            return (name: field.name, value: field.value)
+        }
+    }
+
+    public func makeIterator() -> Iterator { Iterator(fields: fields.makeIterator()) }
+
+    public var underestimatedCount: Int { fields.count }
 
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
-        lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
+        lhs.fields == rhs.fields
     }
 }

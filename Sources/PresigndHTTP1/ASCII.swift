@@ -31,13 +31,16 @@ enum ASCII {
         }
     }
 
-    /// `isTokenChar` as a table (the field-name loop's per-byte test).
-    static let tokenTable: [Bool] = (0..<256).map { isTokenChar(UInt8($0)) }
+    /// `isTokenChar` as two 64-bit masks, bytes 0–63 and 64–127 (the field-name loop's per-byte test):
+    /// constants, where a table would be a lazily initialized global checked on every call.
+    @inline(__always) static func isTokenByte(_ b: UInt8) -> Bool {
+        let mask: UInt64 = b < 64 ? 0x03FF_6CFA_0000_0000 : (b < 128 ? 0x57FF_FFFF_C7FF_FFFE : 0)
+        return (mask >> UInt64(b & 63)) & 1 != 0
+    }
 
     /// Bytes allowed in a field value: VCHAR, SP, HTAB and obs-text (0x80–0xFF, checked as UTF-8 after).
-    static let fieldValueTable: [Bool] = (0..<256).map {
-        let byte = UInt8($0)
-        return byte >= 0x80 || isVisible(byte) || isWhitespace(byte)
+    @inline(__always) static func isFieldValueByte(_ b: UInt8) -> Bool {
+        b &- space < 0x5F || b >= 0x80 || b == tab
     }
 
     /// The value of a hex digit, or nil (RFC 5234 HEXDIG, either case).
@@ -61,10 +64,11 @@ enum ASCII {
     }
 
     /// Field names and coding tokens compare case-insensitively (RFC 9110 §5.1, §7.8).
-    /// The length check is inlined (most lookups stop there); equal lengths compare bytewise.
+    /// The length check and an exact comparison (names usually arrive in their canonical case; short
+    /// strings compare as two words) are inlined; only the rest compares bytewise.
     @inline(__always)
     static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
-        a.utf8.count == b.utf8.count && sameLengthEqualsIgnoringCase(a, b)
+        a.utf8.count == b.utf8.count && (a == b || sameLengthEqualsIgnoringCase(a, b))
     }
 
     private static func sameLengthEqualsIgnoringCase(_ a: String, _ b: String) -> Bool {

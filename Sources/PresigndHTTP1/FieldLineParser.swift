@@ -44,10 +44,8 @@ enum FieldLineParser {
         guard let first = line.first else { throw .invalidHeaderName }
         if ASCII.isWhitespace(first) { throw .obsFold }  // RFC 9112 §5.2; also whitespace after the start line
         var colon = 0
-        // Token bytes through the table; the byte that stops the run decides (a colon ends the name).
-        ASCII.tokenTable.withUnsafeBufferPointer { isToken in
-            while colon < line.count, isToken[Int(line[colon])] { colon += 1 }
-        }
+        // Token bytes; the byte that stops the run decides (a colon ends the name).
+        while colon < line.count, ASCII.isTokenByte(line[colon]) { colon += 1 }
         if colon < line.count, line[colon] != ASCII.colon {
             if ASCII.isWhitespace(line[colon]) { throw .whitespaceBeforeColon }  // RFC 9112 §5.1
             throw .invalidHeaderName
@@ -57,17 +55,13 @@ enum FieldLineParser {
         var valueEnd = line.count
         while valueStart < valueEnd, ASCII.isWhitespace(line[valueStart]) { valueStart += 1 }
         while valueEnd > valueStart, ASCII.isWhitespace(line[valueEnd - 1]) { valueEnd -= 1 }
-        // field-value bytes: VCHAR, SP, HTAB, obs-text (RFC 9110 §5.5); one table lookup a byte.
+        // field-value bytes: VCHAR, SP, HTAB, obs-text (RFC 9110 §5.5).
         var highBits: UInt8 = 0
-        let valid = ASCII.fieldValueTable.withUnsafeBufferPointer { isValid -> Bool in
-            for index in valueStart..<valueEnd {
-                let byte = line[index]
-                guard isValid[Int(byte)] else { return false }
-                highBits |= byte
-            }
-            return true
+        for index in valueStart..<valueEnd {
+            let byte = line[index]
+            guard ASCII.isFieldValueByte(byte) else { throw .invalidHeaderValue }
+            highBits |= byte
         }
-        guard valid else { throw .invalidHeaderValue }
         let isASCII = highBits < 0x80
         // obs-text must at least be UTF-8: values become Strings, and forwarded raw bytes are the same bytes.
         if !isASCII,

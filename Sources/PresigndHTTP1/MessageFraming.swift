@@ -37,8 +37,8 @@ enum MessageFraming {
         }
         guard hasContentLength else { return nil }
         // Fast path: one field holding one plain number (nearly every message), no list splitting.
-        if contentLengths == 1, !lastContentLength.utf8.contains(ASCII.comma) {
-            return .contentLength(try decimal(lastContentLength[...].utf8.trimmingOWS()))
+        if contentLengths == 1, let length = plainDecimal(lastContentLength) {
+            return .contentLength(length)
         }
         var length: Int?
         var fieldCount = 0
@@ -53,6 +53,19 @@ enum MessageFraming {
             headers.replaceOrAdd(name: "Content-Length", value: String(length))
         }
         return .contentLength(length)
+    }
+
+    /// A value that is nothing but 1 to 18 digits (no list, no whitespace: the field parser trimmed OWS),
+    /// or nil for anything else, which the full rules then decide.
+    static func plainDecimal(_ value: String) -> Int? {
+        var result = 0
+        var digits = 0
+        for byte in value.utf8 {
+            guard ASCII.isDigit(byte), digits < 18 else { return nil }
+            result = result * 10 + Int(byte &- UInt8(ascii: "0"))
+            digits += 1
+        }
+        return digits > 0 ? result : nil
     }
 
     /// `Content-Length = 1*DIGIT` (RFC 9110 §8.6), without sign, hex or overflow.

@@ -50,12 +50,17 @@ final class ClientConnection: SocketReadPumpDelegate {
     lazy var continuation = LoopTimer(loop: worker.loop) { [unowned self] in self.settle() }
     static let maxSettleRounds = 16
 
-    var input: OpaquePointer { bufferevent_get_input(bev)! }
-    var output: OpaquePointer { bufferevent_get_output(bev)! }
+    /// The bufferevent's buffers and socket, fixed for its life (read once, not per use).
+    let input: OpaquePointer
+    let output: OpaquePointer
+    let fd: Int32
 
     init(worker: Worker, bev: OpaquePointer, peer: SocketAddress, settings: ProxySettings) {
         self.worker = worker
         self.bev = bev
+        self.input = bufferevent_get_input(bev)!
+        self.output = bufferevent_get_output(bev)!
+        self.fd = bufferevent_getfd(bev)
         self.peer = peer
         self.settings = settings
         var limits = DecoderLimits()
@@ -85,7 +90,7 @@ final class ClientConnection: SocketReadPumpDelegate {
         // Both directions are driven by hand: the pump reads, `settle` writes (see EvBuffer.flushNow).
         bufferevent_disable(bev, Int16(EV_READ | EV_WRITE))
         pump = SocketReadPump(
-            loop: worker.loop, fd: bufferevent_getfd(bev), input: bufferevent_get_input(bev)!,
+            loop: worker.loop, fd: fd, input: input,
             timeoutMilliseconds: settings.limits.idleTimeoutMilliseconds, delegate: self)
         pump?.enable()
     }
@@ -150,7 +155,7 @@ final class ClientConnection: SocketReadPumpDelegate {
                 }
             }
             guard !isClosed else { return }
-            if EvBuffer.flushNow(bev) == .empty && isFlushingToClose {
+            if EvBuffer.flushNow(bev, output: output, fd: fd) == .empty && isFlushingToClose {
                 close()
                 return
             }

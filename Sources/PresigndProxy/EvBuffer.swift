@@ -59,9 +59,8 @@ extension EvBuffer {
     /// response. The bufferevent's own write event is enabled only while bytes remain (then its
     /// write callback and timeout work as usual); on an error it is enabled too, so the
     /// bufferevent reports the error through its event callback.
-    static func flushNow(_ bev: OpaquePointer) -> FlushOutcome {
-        guard let output = bufferevent_get_output(bev) else { return .empty }
-        let fd = bufferevent_getfd(bev)
+    /// `output` and `fd` are the bufferevent's, cached by the caller (they never change once connected).
+    static func flushNow(_ bev: OpaquePointer, output: OpaquePointer, fd: Int32) -> FlushOutcome {
         if evbuffer_get_length(output) > 0 && fd >= 0 {
             // A socket bufferevent keeps its output's start frozen except while it writes itself.
             evbuffer_unfreeze(output, 1)
@@ -69,7 +68,8 @@ extension EvBuffer {
             evbuffer_freeze(output, 1)
         }
         if evbuffer_get_length(output) == 0 {
-            bufferevent_disable(bev, Int16(EV_WRITE))
+            // Disabling an already disabled write event still costs an event_del: skip it.
+            if Int32(bufferevent_get_enabled(bev)) & Int32(EV_WRITE) != 0 { bufferevent_disable(bev, Int16(EV_WRITE)) }
             return .empty
         }
         bufferevent_enable(bev, Int16(EV_WRITE))

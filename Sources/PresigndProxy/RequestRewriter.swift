@@ -64,7 +64,7 @@ enum RequestRewriter {
         }
         let routeIndex: Int
         let upstreamPath: [UInt8]
-        let key: [UInt8]
+        let key: ArraySlice<UInt8>
         switch routeDecision {
         case .serviceRoot:
             return .success(.serviceRoot)

@@ -26,8 +26,8 @@ enum RouteDecision: Equatable {
     /// `GET /` with no bucket mounted at `/`: answered locally with the configured buckets.
     case serviceRoot
     /// A configured bucket: `upstreamPath` is the decoded path to send (`/bucket/key…`),
-    /// `key` the decoded object key ("" for bucket-level requests).
-    case bucket(routeIndex: Int, upstreamPath: [UInt8], key: [UInt8])
+    /// `key` the decoded object key ("" for bucket-level requests), a slice of the decoded path.
+    case bucket(routeIndex: Int, upstreamPath: [UInt8], key: ArraySlice<UInt8>)
     case noSuchBucket(String)
 }
 
@@ -62,7 +62,7 @@ struct Router: Sendable {
             upstreamPath.append(slash)
             upstreamPath.append(contentsOf: routes[index].name.utf8)
             upstreamPath.append(contentsOf: remainder)
-            let key = remainder.first == slash ? Array(remainder.dropFirst()) : Array(remainder)
+            let key = remainder.first == slash ? remainder.dropFirst() : remainder
             return .bucket(routeIndex: index, upstreamPath: upstreamPath, key: key)
         }
         if path.isEmpty || path == [slash] { return .serviceRoot }
@@ -78,7 +78,7 @@ enum AccessPolicy {
 
     /// nil when allowed, else the reason for `403 AccessDenied`.
     static func denial(
-        route: BucketRoute, method: String, key: [UInt8], listPrefix: String?
+        route: BucketRoute, method: String, key: some Collection<UInt8>, listPrefix: String?
     ) -> String? {
         if route.isReadOnly && !isReadMethod(method) {
             return "bucket '\(route.name)' is read-only"

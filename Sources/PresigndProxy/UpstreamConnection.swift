@@ -57,8 +57,11 @@ final class UpstreamConnection: SocketReadPumpDelegate {
     /// The write timeout last given to the bufferevent while the pump reads (nil: not set since the pump began).
     private var pumpWriteTimeoutMilliseconds: Int?
 
-    var input: OpaquePointer { bufferevent_get_input(bev)! }
-    var output: OpaquePointer { bufferevent_get_output(bev)! }
+    /// The bufferevent's buffers, fixed for its life (read once, not per use).
+    let input: OpaquePointer
+    let output: OpaquePointer
+    /// The socket once connected (the bufferevent creates it when it connects).
+    private var fd: Int32 = -1
 
     /// Starts connecting (DNS through evdns, then TCP, then TLS when configured).
     init(
@@ -91,6 +94,8 @@ final class UpstreamConnection: SocketReadPumpDelegate {
             self.bev = bev
             self.ssl = nil
         }
+        input = bufferevent_get_input(bev)!
+        output = bufferevent_get_output(bev)!
         let context = Unmanaged.passUnretained(self).toOpaque()
         bufferevent_setcb(
             bev,
@@ -161,7 +166,7 @@ final class UpstreamConnection: SocketReadPumpDelegate {
     /// Writes pending output now (plain sockets once connected; TLS keeps libevent's path).
     func flush() {
         guard isConnected, ssl == nil, !isFreed else { return }
-        _ = EvBuffer.flushNow(bev)
+        _ = EvBuffer.flushNow(bev, output: output, fd: fd)
     }
 
     func pumpDidRead() { handleReadable() }
@@ -200,6 +205,7 @@ final class UpstreamConnection: SocketReadPumpDelegate {
         let events = Int32(events)
         if events & Int32(BEV_EVENT_CONNECTED) != 0 {
             isConnected = true
+            fd = bufferevent_getfd(bev)
             connectDeadline?.cancel()
             connectDeadline = nil
             if let ssl {
@@ -210,7 +216,7 @@ final class UpstreamConnection: SocketReadPumpDelegate {
                 // From here on the pump reads; the bufferevent keeps writing.
                 bufferevent_disable(bev, Int16(EV_READ))
                 let pump = SocketReadPump(
-                    loop: loop, fd: bufferevent_getfd(bev), input: input,
+                    loop: loop, fd: fd, input: input,
                     timeoutMilliseconds: readTimeoutMilliseconds, delegate: self)
                 self.pump = pump
                 if wantsReading { pump.enable() }

@@ -4,8 +4,9 @@ import PackageDescription
 
 /// Release builds of the hot-path modules skip the runtime exclusivity checks (the compile-time ones
 /// stay): about twenty dynamic access checks a proxied request, ~2% of its instructions. Debug builds,
-/// which every test and sanitizer run uses, keep them.
-let hotPath: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+/// which every test and sanitizer run uses, keep them. Cross-module optimization lets the proxy inline
+/// and specialize the codec's and signer's small functions (~1% more).
+let hotPath: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked", "-cross-module-optimization"], .when(configuration: .release))]
 
 let package = Package(
     name: "presignd",

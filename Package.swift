@@ -6,7 +6,9 @@ import PackageDescription
 /// stay): about twenty dynamic access checks a proxied request, ~2% of its instructions. Debug builds,
 /// which every test and sanitizer run uses, keep them. Cross-module optimization lets the proxy inline
 /// and specialize the codec's and signer's small functions (~1% more).
-let hotPath: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked", "-cross-module-optimization"], .when(configuration: .release))]
+let hotPath: [SwiftSetting] = [
+    .unsafeFlags(["-enforce-exclusivity=unchecked", "-cross-module-optimization"], .when(configuration: .release))
+]
 
 let package = Package(
     name: "presignd",
@@ -26,6 +28,9 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
 
+        // libevent's allocation functions with a per-thread cache of buffer chains.
+        .target(name: "CEventMemory"),
+
         // Pure cores.
         .target(name: "PresigndSigV4", dependencies: ["COpenSSL"], swiftSettings: hotPath),
         .target(name: "PresigndHTTP1", swiftSettings: hotPath),
@@ -34,7 +39,9 @@ let package = Package(
         // I/O edge.
         .target(
             name: "PresigndProxy",
-            dependencies: ["PresigndSigV4", "PresigndHTTP1", "PresigndConfig", "CLibevent", "COpenSSL"],
+            dependencies: [
+                "PresigndSigV4", "PresigndHTTP1", "PresigndConfig", "CLibevent", "COpenSSL", "CEventMemory",
+            ],
             swiftSettings: hotPath
         ),
 
@@ -52,7 +59,9 @@ let package = Package(
         .testTarget(name: "PresigndSigV4Tests", dependencies: ["PresigndSigV4"]),
         .testTarget(name: "PresigndHTTP1Tests", dependencies: ["PresigndHTTP1"]),
         .testTarget(name: "PresigndConfigTests", dependencies: ["PresigndConfig"]),
-        .testTarget(name: "PresigndProxyTests", dependencies: ["PresigndProxy", "PresigndConfig", "PresigndHTTP1"]),
+        .testTarget(
+            name: "PresigndProxyTests",
+            dependencies: ["PresigndProxy", "PresigndConfig", "PresigndHTTP1", "CEventMemory"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -74,7 +74,9 @@ public struct RequestDecoder: Sendable {
         let head = parsed.head
         expectsContinue =
             head.version == .http1_1
-            && head.headers.contains { ASCII.equalsIgnoringCase($0.name, "Expect") && ASCII.equalsLowercase($0.value.utf8, "100-continue") }
+            && head.headers.contains {
+                ASCII.equalsIgnoringCase($0.name, "Expect") && ASCII.equalsLowercase($0.value.utf8, "100-continue")
+            }
         isKeepAlive = MessageFraming.isKeepAlive(head.headers, version: head.version)
         state = .body
     }

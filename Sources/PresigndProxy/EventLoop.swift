@@ -1,3 +1,4 @@
+import CEventMemory
 import CLibevent
 
 #if canImport(Glibc)
@@ -9,6 +10,17 @@ import CLibevent
 final class EventLoop {
     let base: OpaquePointer
     let dns: OpaquePointer?
+
+    /// Gives libevent allocation functions that keep a few freed buffer chains per thread for the next
+    /// read or response (`CEventMemory`). Must run before any other libevent call of the process: the
+    /// daemon's entry point calls it first thing.
+    static func installAllocator() {
+        _ = allocatorInstalled
+    }
+
+    private static let allocatorInstalled: Void = {
+        event_set_mem_functions(presignd_event_malloc, presignd_event_realloc, presignd_event_free)
+    }()
 
     /// Call once per process before any loop is made (cross-thread `event_active`).
     static func enableThreads() {
@@ -66,9 +78,12 @@ func timeValue(milliseconds: Int) -> timeval {
 final class LoopTimer {
     private var event: OpaquePointer?
     private let action: () -> Void
+    /// Kept so the base outlives the event (`event_free` touches it), whatever order owners go in.
+    private let loop: EventLoop
 
     init(loop: EventLoop, repeats: Bool = false, action: @escaping () -> Void) {
         self.action = action
+        self.loop = loop
         let flags = Int16(repeats ? EV_PERSIST : 0)
         event = event_new(
             loop.base, -1, flags,
@@ -100,9 +115,14 @@ final class CrossThreadEvent: @unchecked Sendable {
     private var event: OpaquePointer?
     private let fd: Int32
     private let action: () -> Void
+    /// Kept so the base outlives the event: the daemon's loop used to go before its wake-up event
+    /// (stored properties are destroyed in declaration order), and `event_free` then locked the
+    /// freed base's mutex at exit.
+    private let loop: EventLoop
 
     init(loop: EventLoop, action: @escaping () -> Void) throws(StartupError) {
         self.action = action
+        self.loop = loop
         fd = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         guard fd >= 0 else { throw .eventLoop("eventfd failed: \(String(cString: strerror(errno)))") }
         event = event_new(

@@ -30,6 +30,8 @@ final class SocketReadPump {
     private var timer: OpaquePointer?
     private let fd: Int32
     private let input: OpaquePointer
+    /// Kept so the base outlives the pump's events (`event_free` touches it).
+    private let loop: EventLoop
     /// The pump's owner, which owns the pump. Each callback retains it for the call's duration
     /// (`withRetained`): a callback may drop the owner's last other reference (a connection that
     /// closes is removed from its worker while its own method still runs). Not `weak`: a weak
@@ -51,6 +53,7 @@ final class SocketReadPump {
     init(loop: EventLoop, fd: Int32, input: OpaquePointer, timeoutMilliseconds: Int, delegate: SocketReadPumpDelegate) {
         self.fd = fd
         self.input = input
+        self.loop = loop
         self.delegate = delegate
         self.timeoutMilliseconds = timeoutMilliseconds
         let context = Unmanaged.passUnretained(self).toOpaque()

@@ -51,7 +51,8 @@ struct SocketReadPumpTests {
         let input = evbuffer_new()!
         defer { evbuffer_free(input) }
         let recorder = Recorder(loop: loop)
-        let pump = SocketReadPump(loop: loop, fd: fds[0], input: input, timeoutMilliseconds: timeout, delegate: recorder)
+        let pump = SocketReadPump(
+            loop: loop, fd: fds[0], input: input, timeoutMilliseconds: timeout, delegate: recorder)
         pump.enable()
         let peer = fds[1]
         let timers = steps.map { step in
@@ -92,14 +93,16 @@ struct SocketReadPumpTests {
 
     @Test func aLongerTimeoutOutlivesTheArmedTimer() throws {
         // The timer armed for 100 ms fires first, finds the later deadline and waits for the rest.
-        let recorder = try run(timeout: 100, steps: [(at: 50, action: { pump, _ in pump.setTimeout(milliseconds: 400) })])
+        let recorder = try run(
+            timeout: 100, steps: [(at: 50, action: { pump, _ in pump.setTimeout(milliseconds: 400) })])
         let elapsed = try #require(recorder.endedAfterMilliseconds)
         #expect(elapsed >= 450 - Self.slack)
         #expect(elapsed < 2000)
     }
 
     @Test func aShorterTimeoutArmsTheTimerAgain() throws {
-        let recorder = try run(timeout: 2500, steps: [(at: 50, action: { pump, _ in pump.setTimeout(milliseconds: 100) })])
+        let recorder = try run(
+            timeout: 2500, steps: [(at: 50, action: { pump, _ in pump.setTimeout(milliseconds: 100) })])
         let elapsed = try #require(recorder.endedAfterMilliseconds)
         #expect(elapsed >= 150 - Self.slack)
         #expect(elapsed < 1000)
@@ -110,7 +113,8 @@ struct SocketReadPumpTests {
             timeout: 100, limitMilliseconds: 400, steps: [(at: 20, action: { pump, _ in pump.disable() })])
         #expect(disabled.endedAfterMilliseconds == nil)
         let none = try run(
-            timeout: 100, limitMilliseconds: 400, steps: [(at: 20, action: { pump, _ in pump.setTimeout(milliseconds: 0) })])
+            timeout: 100, limitMilliseconds: 400,
+            steps: [(at: 20, action: { pump, _ in pump.setTimeout(milliseconds: 0) })])
         #expect(none.endedAfterMilliseconds == nil)
     }
 

@@ -34,8 +34,10 @@ final class Worker {
         self.logger = logger
         self.metrics = metrics
         self.settings = settings
-        let random = UInt32.random(in: 0...UInt32.max)
-        self.requestIDPrefix = Self.hex(UInt64(index), digits: 2, after: Self.hex(UInt64(random), digits: 8))
+        // 7 random hex digits + 2 for the worker + 6 for the counter: 15 characters, which Swift keeps
+        // inline (a 16-character id was one heap allocation per request).
+        let random = UInt32.random(in: 0...0x0FFF_FFFF)
+        self.requestIDPrefix = Self.hex(UInt64(index), digits: 2, after: Self.hex(UInt64(random), digits: 7))
         resetUpstreams()
         control = try CrossThreadEvent(loop: loop) { [unowned self] in self.handleControl() }
     }

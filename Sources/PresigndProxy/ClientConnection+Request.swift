@@ -184,6 +184,9 @@ extension ClientConnection {
     /// Connects (or takes a pooled connection) and sends the signed head.
     func attachUpstream(fresh: Bool) {
         guard let exchange else { return }
+        // One strong copy each for the whole method, not a retain/release around every use.
+        let settings = self.settings
+        let worker = self.worker
         let index = exchange.upstreamIndex
         // After a reload the worker's pools belong to the new configuration: an exchange still
         // running under the old one connects on its own.

@@ -28,9 +28,6 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
 
-        // libevent's allocation functions with a per-thread cache of buffer chains.
-        .target(name: "CEventMemory"),
-
         // Pure cores.
         .target(name: "PresigndSigV4", dependencies: ["COpenSSL"], swiftSettings: hotPath),
         .target(name: "PresigndHTTP1", swiftSettings: hotPath),
@@ -40,7 +37,7 @@ let package = Package(
         .target(
             name: "PresigndProxy",
             dependencies: [
-                "PresigndSigV4", "PresigndHTTP1", "PresigndConfig", "CLibevent", "COpenSSL", "CEventMemory",
+                "PresigndSigV4", "PresigndHTTP1", "PresigndConfig", "CLibevent", "COpenSSL",
             ],
             swiftSettings: hotPath
         ),
@@ -61,7 +58,7 @@ let package = Package(
         .testTarget(name: "PresigndConfigTests", dependencies: ["PresigndConfig"]),
         .testTarget(
             name: "PresigndProxyTests",
-            dependencies: ["PresigndProxy", "PresigndConfig", "PresigndHTTP1", "CEventMemory"]),
+            dependencies: ["PresigndProxy", "PresigndConfig", "PresigndHTTP1"]),
     ],
     swiftLanguageModes: [.v6]
 )

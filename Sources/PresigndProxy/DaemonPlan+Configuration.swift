@@ -97,7 +97,6 @@ public enum ProxyMain {
     /// Returns the process exit code: 0 after a clean drain, 78 for configuration errors,
     /// 71 when listeners or the event loop cannot be set up.
     public static func run(configPath: String, environment: [String: String]) -> Int32 {
-        EventLoop.installAllocator()  // before anything touches libevent
         let load: () -> Result<(Configuration, DaemonPlan), DaemonLoadError> = {
             switch ConfigLoader.load(path: configPath, environment: environment) {
             case .failure(let errors):

@@ -1,4 +1,3 @@
-import CEventMemory
 import CLibevent
 
 #if canImport(Glibc)
@@ -10,17 +9,6 @@ import CLibevent
 final class EventLoop {
     let base: OpaquePointer
     let dns: OpaquePointer?
-
-    /// Gives libevent allocation functions that keep a few freed buffer chains per thread for the next
-    /// read or response (`CEventMemory`). Must run before any other libevent call of the process: the
-    /// daemon's entry point calls it first thing.
-    static func installAllocator() {
-        _ = allocatorInstalled
-    }
-
-    private static let allocatorInstalled: Void = {
-        event_set_mem_functions(presignd_event_malloc, presignd_event_realloc, presignd_event_free)
-    }()
 
     /// Call once per process before any loop is made (cross-thread `event_active`).
     static func enableThreads() {

@@ -1,6 +1,10 @@
 import CLibevent
 import PresigndHTTP1
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Small helpers over libevent `evbuffer`s, the only place that peeks into them.
 enum EvBuffer {
     /// Calls `body` with the first contiguous segment and the total number of buffered bytes.
@@ -61,10 +65,12 @@ extension EvBuffer {
     /// bufferevent reports the error through its event callback.
     /// `output` and `fd` are the bufferevent's, cached by the caller (they never change once connected).
     static func flushNow(_ bev: OpaquePointer, output: OpaquePointer, fd: Int32) -> FlushOutcome {
-        if evbuffer_get_length(output) > 0 && fd >= 0 {
+        let pending = evbuffer_get_length(output)
+        if pending > 0 && fd >= 0 {
             // A socket bufferevent keeps its output's start frozen except while it writes itself.
             evbuffer_unfreeze(output, 1)
-            _ = evbuffer_write(output, fd)
+            let sent = send(output, fd: fd, pending: pending)
+            if sent > 0 { evbuffer_drain(output, sent) }
             evbuffer_freeze(output, 1)
         }
         if evbuffer_get_length(output) == 0 {
@@ -74,5 +80,49 @@ extension EvBuffer {
         }
         bufferevent_enable(bev, Int16(EV_WRITE))
         return .pending
+    }
+    /// Most bytes one direct write sends (as `bufferevent_set_max_single_write` bounds libevent's).
+    static let maxSingleWrite = SocketReadPump.maxRead
+    /// Up to this many pending bytes in several pieces are copied into one stack buffer and sent with
+    /// `send`: a small response's head and body (two chains) cost one copy of ~1 KiB, cheaper than
+    /// the iovec import of `sendmsg`/`writev`.
+    static let coalesceLimit = 4096
+    static let maxWriteVectors = 16
+
+    /// Sends from the start of `buffer` without draining it: `send` for one piece, one copied piece for
+    /// a few small ones, `sendmsg` otherwise (not `writev`, which goes through the VFS layer). Returns
+    /// what the socket took, or -1 (`errno` set; EAGAIN when it took nothing).
+    private static func send(_ buffer: OpaquePointer, fd: Int32, pending: Int) -> Int {
+        withUnsafeTemporaryAllocation(of: iovec.self, capacity: maxWriteVectors) { vectors in
+            let base = vectors.baseAddress!
+            let limit = min(pending, maxSingleWrite)
+            // evbuffer_peek answers how many vectors `limit` bytes need, which may be more than it filled.
+            let count = min(Int(evbuffer_peek(buffer, limit, nil, base, Int32(maxWriteVectors))), maxWriteVectors)
+            guard count > 0 else { return 0 }
+            if count == 1 {
+                return Glibc.send(fd, base[0].iov_base, min(base[0].iov_len, limit), Int32(MSG_NOSIGNAL))
+            }
+            if limit <= coalesceLimit {
+                return withUnsafeTemporaryAllocation(byteCount: coalesceLimit, alignment: 16) { scratch in
+                    var filled = 0
+                    for index in 0..<count where filled < limit {
+                        let piece = min(base[index].iov_len, limit - filled)
+                        (scratch.baseAddress! + filled).copyMemory(from: base[index].iov_base!, byteCount: piece)
+                        filled += piece
+                    }
+                    return Glibc.send(fd, scratch.baseAddress, filled, Int32(MSG_NOSIGNAL))
+                }
+            }
+            // The last vector may reach past `limit`: trim it so one write never exceeds the bound.
+            var total = 0
+            for index in 0..<count {
+                base[index].iov_len = min(base[index].iov_len, limit - total)
+                total += base[index].iov_len
+            }
+            var message = msghdr()
+            message.msg_iov = base
+            message.msg_iovlen = count
+            return sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
+        }
     }
 }

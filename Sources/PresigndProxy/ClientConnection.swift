@@ -41,6 +41,8 @@ final class ClientConnection: SocketReadPumpDelegate {
     /// The read timeout is the header timeout (set once a head arrives in pieces).
     var isHeadTimeoutSet = false
     var isFlushingToClose = false
+    /// Whether `EvBuffer.flushNow` left the bufferevent's write event enabled.
+    var isWriteEnabled = false
     var isProcessingInput = false
     /// Reads the socket in large pieces; the bufferevent only writes (see `SocketReadPump`).
     var pump: SocketReadPump?
@@ -155,7 +157,9 @@ final class ClientConnection: SocketReadPumpDelegate {
                 }
             }
             guard !isClosed else { return }
-            if EvBuffer.flushNow(bev, output: output, fd: fd) == .empty && isFlushingToClose {
+            if EvBuffer.flushNow(bev, output: output, fd: fd, writeEnabled: &isWriteEnabled) == .empty
+                && isFlushingToClose
+            {
                 close()
                 return
             }

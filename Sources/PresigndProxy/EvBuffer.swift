@@ -63,8 +63,12 @@ extension EvBuffer {
     /// response. The bufferevent's own write event is enabled only while bytes remain (then its
     /// write callback and timeout work as usual); on an error it is enabled too, so the
     /// bufferevent reports the error through its event callback.
-    /// `output` and `fd` are the bufferevent's, cached by the caller (they never change once connected).
-    static func flushNow(_ bev: OpaquePointer, output: OpaquePointer, fd: Int32) -> FlushOutcome {
+    /// `output` and `fd` are the bufferevent's, cached by the caller (they never change once connected);
+    /// `writeEnabled` is the caller's record of whether it left the write event enabled (asking libevent
+    /// takes the bufferevent's lock; a stale `true` after libevent disabled it itself costs one no-op disable).
+    static func flushNow(
+        _ bev: OpaquePointer, output: OpaquePointer, fd: Int32, writeEnabled: inout Bool
+    ) -> FlushOutcome {
         let pending = evbuffer_get_length(output)
         if pending > 0 && fd >= 0 {
             // A socket bufferevent keeps its output's start frozen except while it writes itself.
@@ -73,14 +77,19 @@ extension EvBuffer {
             if sent > 0 { evbuffer_drain(output, sent) }
             evbuffer_freeze(output, 1)
         }
-        if evbuffer_get_length(output) == 0 {
+        if pending == 0 || evbuffer_get_length(output) == 0 {
             // Disabling an already disabled write event still costs an event_del: skip it.
-            if Int32(bufferevent_get_enabled(bev)) & Int32(EV_WRITE) != 0 { bufferevent_disable(bev, Int16(EV_WRITE)) }
+            if writeEnabled {
+                bufferevent_disable(bev, Int16(EV_WRITE))
+                writeEnabled = false
+            }
             return .empty
         }
         bufferevent_enable(bev, Int16(EV_WRITE))
+        writeEnabled = true
         return .pending
     }
+
     /// Most bytes one direct write sends (as `bufferevent_set_max_single_write` bounds libevent's).
     static let maxSingleWrite = SocketReadPump.maxRead
     /// Up to this many pending bytes in several pieces are copied into one stack buffer and sent with

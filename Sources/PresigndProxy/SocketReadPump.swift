@@ -56,6 +56,10 @@ final class SocketReadPump {
         self.loop = loop
         self.delegate = delegate
         self.timeoutMilliseconds = timeoutMilliseconds
+        // A socket bufferevent keeps its input's end frozen except while it reads itself. Its owner
+        // never lets it read while a pump exists, so the end stays thawed for the pump's whole life
+        // (not thawed and frozen again around every read: two locked calls each).
+        evbuffer_unfreeze(input, 0)
         let context = Unmanaged.passUnretained(self).toOpaque()
         event = event_new(
             loop.base, fd, Int16(EV_READ | EV_PERSIST),
@@ -143,9 +147,6 @@ final class SocketReadPump {
     private func handleReadable() {
         let want = readSize
         var vectors = (iovec(), iovec())
-        // A socket bufferevent keeps its input's end frozen except while it reads itself.
-        evbuffer_unfreeze(input, 0)
-        defer { evbuffer_freeze(input, 0) }
         let result: Int = withUnsafeMutablePointer(to: &vectors) { pair in
             pair.withMemoryRebound(to: iovec.self, capacity: 2) { vector in
                 let count = evbuffer_reserve_space(input, want, vector, 2)

@@ -62,6 +62,9 @@ final class UpstreamConnection: SocketReadPumpDelegate {
     let output: OpaquePointer
     /// The socket once connected (the bufferevent creates it when it connects).
     private var fd: Int32 = -1
+    /// Whether the bufferevent's write event may be enabled: a new socket bufferevent starts with it
+    /// enabled (it writes the head once connected); `EvBuffer.flushNow` keeps it current from then on.
+    private var isWriteEnabled = true
 
     /// Starts connecting (DNS through evdns, then TCP, then TLS when configured).
     init(
@@ -166,7 +169,7 @@ final class UpstreamConnection: SocketReadPumpDelegate {
     /// Writes pending output now (plain sockets once connected; TLS keeps libevent's path).
     func flush() {
         guard isConnected, ssl == nil, !isFreed else { return }
-        _ = EvBuffer.flushNow(bev, output: output, fd: fd)
+        _ = EvBuffer.flushNow(bev, output: output, fd: fd, writeEnabled: &isWriteEnabled)
     }
 
     func pumpDidRead() { handleReadable() }

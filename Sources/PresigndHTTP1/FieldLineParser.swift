@@ -18,6 +18,34 @@ enum FieldLineParser {
         return headers
     }
 
+    /// `parseFields` for a proxy that forwards a response head: every line is validated, the fields whose
+    /// name `keeping` accepts become `headers`, and the end-to-end lines (all but `ResponseHead.isHopByHopField`)
+    /// are copied as received into `endToEnd`, CRLFs included; consecutive ones in one copy. One pass over
+    /// the head: the forwarding side appends `endToEnd` without looking at it again.
+    static func parseForwardedFields(
+        _ head: UnsafeBufferPointer<UInt8>, from: Int, keeping: (UnsafeBufferPointer<UInt8>) -> Bool
+    ) throws(HTTPParseError) -> (headers: HTTPHeaders, endToEnd: [UInt8]) {
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(4)
+        var endToEnd: [UInt8] = []
+        endToEnd.reserveCapacity(max(0, head.count - from))
+        var keptFrom = from
+        var lineStart = from
+        while let lineEnd = lineEnd(head, from: lineStart), lineEnd > lineStart {
+            let line = UnsafeBufferPointer(rebasing: head[lineStart..<lineEnd])
+            let field = try split(line)
+            let name = UnsafeBufferPointer(rebasing: line[field.name])
+            if keeping(name) { headers.add(name: ASCII.string(line, field.name), value: ASCII.string(line, field.value)) }
+            if ResponseHead.isHopByHopField(name) {
+                endToEnd.append(contentsOf: UnsafeBufferPointer(rebasing: head[keptFrom..<lineStart]))
+                keptFrom = lineEnd + 2
+            }
+            lineStart = lineEnd + 2
+        }
+        endToEnd.append(contentsOf: UnsafeBufferPointer(rebasing: head[keptFrom..<max(keptFrom, lineStart)]))
+        return (headers, endToEnd)
+    }
+
     /// The index of the CR ending the line that starts at `from` (lines are CRLF-terminated and CR is never bare).
     static func lineEnd(_ head: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
         // The head reader's word-at-a-time scan; a head it accepted has no bare LF, so the break is the CR.

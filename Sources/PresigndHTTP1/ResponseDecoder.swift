@@ -25,7 +25,7 @@ public struct ResponseDecoder: Sendable {
     public private(set) var framing = BodyFraming.none
     /// The connection may carry another response after this one (RFC 9112 §9.3); false for `.untilClose`.
     public private(set) var isKeepAlive = true
-    /// When set, heads carry their field lines raw (`ResponseHead.rawFields`) and `headers` holds only
+    /// When set, heads carry their end-to-end field lines raw (`ResponseHead.rawFields`) and `headers` holds only
     /// `Content-Length`, `Transfer-Encoding` and `Connection`: a proxy forwards the rest as received
     /// instead of making two Strings per field. Heads needing normalization (repeated `Content-Length`)
     /// come fully parsed, without `rawFields`.
@@ -104,14 +104,13 @@ public struct ResponseDecoder: Sendable {
             var head = ResponseHead(version: line.version, status: line.status, reason: line.reason)
             let fieldsStart = min(lineEnd + 2, bytes.count)
             if raw {
-                head.headers = try FieldLineParser.parseFields(bytes, from: fieldsStart, keeping: isFramingField)
+                let fields = try FieldLineParser.parseForwardedFields(bytes, from: fieldsStart, keeping: isFramingField)
+                head.headers = fields.headers
                 if head.headers.count(of: "Content-Length") > 1 {
                     // Repeated Content-Length is collapsed below: forward the normalized fields instead.
                     head.headers = try FieldLineParser.parseFields(bytes, from: fieldsStart)
                 } else {
-                    // `bytes` ends with the empty line's CRLF.
-                    head.rawFields = Array(
-                        UnsafeBufferPointer(rebasing: bytes[fieldsStart..<max(fieldsStart, bytes.count - 2)]))
+                    head.rawFields = fields.endToEnd
                 }
             } else {
                 head.headers = try FieldLineParser.parseFields(bytes, from: fieldsStart)

@@ -8,8 +8,9 @@ public struct ResponseHead: Sendable, Equatable {
     public var reason: String
     /// Header fields in received order. Repeated identical `Content-Length` fields are collapsed into one.
     public var headers: HTTPHeaders
-    /// Set by a `ResponseDecoder` with `forwardsRawFields`: every field line as received and validated,
-    /// each ending in CRLF, without the final empty line. `headers` then holds only the framing fields.
+    /// Set by a `ResponseDecoder` with `forwardsRawFields`: the end-to-end field lines as received and
+    /// validated (every line but the hop-by-hop ones, `isHopByHopField`), each ending in CRLF, without the
+    /// final empty line: what a proxy forwards. `headers` then holds only the framing fields.
     public var rawFields: [UInt8]?
 
     public init(version: HTTPVersion = .http1_1, status: Int, reason: String? = nil, headers: HTTPHeaders = .init()) {
@@ -21,4 +22,19 @@ public struct ResponseHead: Sendable, Equatable {
 
     /// A 1xx response: interim, followed by the final response to the same request (RFC 9110 §15.2).
     public var isInterim: Bool { (100..<200).contains(status) }
+
+    /// Response fields a proxy does not forward: the hop-by-hop ones (RFC 9110 §7.6.1: `Connection`,
+    /// `Keep-Alive`, `Proxy-Connection`, `TE`, `Trailer`, `Transfer-Encoding`, `Upgrade`) and
+    /// `Proxy-Authenticate`, which is meant for a proxy's own client. Names compare ignoring ASCII case.
+    public static func isHopByHopField(_ name: some Collection<UInt8>) -> Bool {
+        switch name.count {
+        case 2: ASCII.equalsLowercase(name, "te")
+        case 7: ASCII.equalsLowercase(name, "trailer") || ASCII.equalsLowercase(name, "upgrade")
+        case 10: ASCII.equalsLowercase(name, "connection") || ASCII.equalsLowercase(name, "keep-alive")
+        case 16: ASCII.equalsLowercase(name, "proxy-connection")
+        case 17: ASCII.equalsLowercase(name, "transfer-encoding")
+        case 18: ASCII.equalsLowercase(name, "proxy-authenticate")
+        default: false
+        }
+    }
 }

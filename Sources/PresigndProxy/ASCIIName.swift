@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
+import PresigndHTTP1
 
 /// Allocation-free ASCII helpers for header names on the hot path (names are RFC 9110 tokens:
 /// ASCII; `String.lowercased()` is Unicode-aware and allocates).
@@ -41,43 +39,8 @@ enum ASCIIName {
         isHopByHopResponseHeader(name.utf8)
     }
 
-    /// Hop-by-hop response fields (RFC 9110 §7.6.1) presignd never forwards to its client.
+    /// Hop-by-hop response fields presignd never forwards to its client (`ResponseHead.isHopByHopField`).
     static func isHopByHopResponseHeader(_ name: some Collection<UInt8>) -> Bool {
-        switch name.count {
-        case 2: return equals(name, lowercase: "te")
-        case 7: return equals(name, lowercase: "trailer") || equals(name, lowercase: "upgrade")
-        case 10: return equals(name, lowercase: "connection") || equals(name, lowercase: "keep-alive")
-        case 16: return equals(name, lowercase: "proxy-connection")
-        case 17: return equals(name, lowercase: "transfer-encoding")
-        case 18: return equals(name, lowercase: "proxy-authenticate")
-        default: return false
-        }
-    }
-
-    /// Appends raw field lines (`ResponseHead.rawFields`: validated, CRLF-terminated) except the
-    /// hop-by-hop ones, as received: consecutive kept lines go in one append.
-    static func appendEndToEndFields(_ raw: [UInt8], to output: inout [UInt8]) {
-        raw.withUnsafeBufferPointer { bytes in
-            guard let base = bytes.baseAddress else { return }
-            var keptFrom = 0
-            var lineStart = 0
-            while lineStart < bytes.count {
-                var colon = lineStart
-                while colon < bytes.count, bytes[colon] != UInt8(ascii: ":") { colon += 1 }
-                // Validated lines hold no bare LF: the line's LF is the first one after its name.
-                let lineEnd: Int
-                if let lf = memchr(base + colon, 0x0A, bytes.count - colon) {
-                    lineEnd = UnsafeRawPointer(lf) - UnsafeRawPointer(base) + 1
-                } else {
-                    lineEnd = bytes.count
-                }
-                if isHopByHopResponseHeader(UnsafeBufferPointer(rebasing: bytes[lineStart..<colon])) {
-                    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[keptFrom..<lineStart]))
-                    keptFrom = lineEnd
-                }
-                lineStart = lineEnd
-            }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[keptFrom...]))
-        }
+        ResponseHead.isHopByHopField(name)
     }
 }

@@ -149,7 +149,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
             HTTPEncoder.append("HTTP/1.1", into: &bytes)
             HTTPEncoder.appendStatusAndReason(head.status, head.reason, into: &bytes)
             if let raw = head.rawFields {
-                ASCIIName.appendEndToEndFields(raw, to: &bytes)
+                bytes.append(contentsOf: raw)  // already without the hop-by-hop lines
             } else {
                 for (name, value) in head.headers where !ASCIIName.isHopByHopResponseHeader(name) {
                     HTTPEncoder.appendField(name, value, into: &bytes)

@@ -1,8 +1,9 @@
 import PresigndHTTP1
 import Testing
 
-/// `ResponseDecoder.forwardsRawFields`: the raw field lines say exactly what the fully parsed head says,
-/// framing and keep-alive decisions do not change, and heads needing normalization come fully parsed.
+/// `ResponseDecoder.forwardsRawFields`: the raw field lines say exactly what the fully parsed head says
+/// but for the hop-by-hop fields, framing and keep-alive decisions do not change, and heads needing
+/// normalization come fully parsed.
 @Suite struct ResponseRawFieldsTests {
     /// Field lines of `rawFields` split the plain way (name up to the colon, value trimmed of OWS).
     static func fields(of raw: [UInt8]) -> HTTPHeaders {
@@ -38,12 +39,49 @@ import Testing
                 Issue.record("no raw fields for \(p.head.status)")
                 continue
             }
-            #expect(Self.fields(of: rawFields) == p.head.headers)
+            var endToEnd = HTTPHeaders()
+            for (name, value) in p.head.headers where !ResponseHead.isHopByHopField(name.utf8) {
+                endToEnd.add(name: name, value: value)
+            }
+            #expect(Self.fields(of: rawFields) == endToEnd)
             // Only the framing fields become Strings.
             for (name, _) in r.head.headers {
                 #expect(["content-length", "transfer-encoding", "connection"].contains(name.lowercased()))
             }
         }
+    }
+
+    @Test func rawFieldsLeaveOutOnlyHopByHopLines() {
+        let response =
+            "HTTP/1.1 200 OK\r\nConnection: keep-alive\r\nETag: \"x\"\r\nkeep-alive: timeout=5\r\n"
+            + "Proxy-Authenticate: Basic\r\nX-Amz-Meta-A:b\r\nTE: trailers\r\nUpgrade: h2c\r\n"
+            + "Trailer: x\r\nContent-Length: 3\r\nProxy-Connection: close\r\n\r\nabc"
+        let raw = decodeResponses(response, rawFields: true)
+        #expect(raw.error == nil)
+        let fields = raw.messages.first?.head.rawFields.map { String(decoding: $0, as: UTF8.self) }
+        #expect(fields == "ETag: \"x\"\r\nX-Amz-Meta-A:b\r\nContent-Length: 3\r\n")
+        // Framing still reads the hop-by-hop fields it needs.
+        #expect(raw.messages.first?.isKeepAlive == true)
+        #expect(raw.messages.first?.body == Array("abc".utf8))
+
+        let onlyHopByHop = decodeResponses(
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n", rawFields: true)
+        #expect(onlyHopByHop.messages.first?.head.rawFields == [])
+        let noFields = decodeResponses("HTTP/1.1 204 No Content\r\n\r\n", rawFields: true)
+        #expect(noFields.messages.first?.head.rawFields == [])
+    }
+
+    @Test(arguments: [
+        "TE", "te", "Trailer", "UPGRADE", "Connection", "Keep-Alive", "Proxy-Connection", "transfer-encoding",
+        "Proxy-Authenticate",
+    ])
+    func hopByHopFieldNames(name: String) {
+        #expect(ResponseHead.isHopByHopField(name.utf8))
+    }
+
+    @Test(arguments: ["", "T", "Tea", "Content-Length", "Connections", "Keep-Alive-X", "ETag", "X-Upgrade"])
+    func endToEndFieldNames(name: String) {
+        #expect(!ResponseHead.isHopByHopField(name.utf8))
     }
 
     @Test func repeatedContentLengthComesNormalizedWithoutRawFields() {

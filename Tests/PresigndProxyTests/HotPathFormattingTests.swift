@@ -32,21 +32,4 @@ struct HotPathFormattingTests {
         let expected = String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
         #expect(ASCIIName.lowercased(name) == expected)
     }
-
-    @Test func rawFieldsLoseOnlyHopByHopLines() {
-        let raw = Array(
-            ("Connection: close\r\nETag: \"x\"\r\nkeep-alive: timeout=5\r\nTransfer-Encoding: chunked\r\n"
-                + "X-Amz-Meta-A:b\r\nTE: trailers\r\nContent-Length: 3\r\n").utf8)
-        var output: [UInt8] = Array("HTTP/1.1 200 OK\r\n".utf8)
-        ASCIIName.appendEndToEndFields(raw, to: &output)
-        #expect(
-            String(decoding: output, as: UTF8.self)
-                == "HTTP/1.1 200 OK\r\nETag: \"x\"\r\nX-Amz-Meta-A:b\r\nContent-Length: 3\r\n")
-        var tail: [UInt8] = []
-        ASCIIName.appendEndToEndFields(Array("Location: http://a:1/b\r\nUpgrade: h2c\r\nConnection: keep-alive\r\n".utf8), to: &tail)
-        #expect(String(decoding: tail, as: UTF8.self) == "Location: http://a:1/b\r\n")
-        var empty: [UInt8] = []
-        ASCIIName.appendEndToEndFields([], to: &empty)
-        #expect(empty.isEmpty)
-    }
 }

@@ -95,16 +95,33 @@ final class Daemon {
     }
 
     /// Binds every listen address once per worker (TCP: SO_REUSEPORT on the same port; unix: dup).
-    private func bindAll(_ specs: [ListenSpec], workers: Int) throws(StartupError) -> [[ListenSocket]] {
+    /// `held`: addresses this process already listens on (a reload), whose ports are not required free.
+    /// On a failure every socket bound so far is closed again: none is left listening unserved.
+    private func bindAll(
+        _ specs: [ListenSpec], workers: Int, held: [ListenSpec] = []
+    ) throws(StartupError) -> [[ListenSocket]] {
         var perWorker = [[ListenSocket]](repeating: [], count: workers)
+        do {
+            try bindAll(specs, held: held, into: &perWorker)
+        } catch {
+            for socket in perWorker.joined() { close(socket.fd) }
+            throw error
+        }
+        return perWorker
+    }
+
+    private func bindAll(
+        _ specs: [ListenSpec], held: [ListenSpec], into perWorker: inout [[ListenSocket]]
+    ) throws(StartupError) {
+        let workers = perWorker.count
         for spec in specs {
-            let first = try bind(spec)
+            let first = try bind(spec, joining: held.contains(spec))
             perWorker[0].append(first)
             for index in 1..<max(1, workers) where index < workers {
                 switch spec {
                 case .tcp(let host, _):
                     let port = Int(first.boundAddress.split(separator: ":").last ?? "0") ?? 0
-                    perWorker[index].append(try ListenSocket.tcp(host: host, port: port))
+                    perWorker[index].append(try ListenSocket.tcp(host: host, port: port, joining: true))
                 case .unix:
                     let copy = dup(first.fd)
                     guard copy >= 0 else { throw .socket(address: first.boundAddress, call: "dup", errno: errno) }
@@ -112,12 +129,11 @@ final class Daemon {
                 }
             }
         }
-        return perWorker
     }
 
-    private func bind(_ spec: ListenSpec) throws(StartupError) -> ListenSocket {
+    private func bind(_ spec: ListenSpec, joining: Bool = false) throws(StartupError) -> ListenSocket {
         switch spec {
-        case .tcp(let host, let port): return try ListenSocket.tcp(host: host, port: port)
+        case .tcp(let host, let port): return try ListenSocket.tcp(host: host, port: port, joining: joining)
         case .unix(let path): return try ListenSocket.unix(path: path, mode: plan.unixSocketMode)
         }
     }
@@ -201,7 +217,7 @@ final class Daemon {
             var sockets: [[ListenSocket]]? = nil
             if newPlan.listen != boundListen {
                 do {
-                    sockets = try bindAll(newPlan.listen, workers: workers.count)
+                    sockets = try bindAll(newPlan.listen, workers: workers.count, held: boundListen)
                 } catch {
                     health.noteReload(ok: false)
                     logger.error("Reload failed; keeping the running configuration", metadata: ["error": "\(error)"])

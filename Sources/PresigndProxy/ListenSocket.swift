@@ -25,14 +25,20 @@ public enum StartupError: Error, CustomStringConvertible, Sendable {
 /// A bound, listening, non-blocking socket created on the main thread and handed to a worker.
 /// TCP listeners get one socket per worker, all bound to the same port with `SO_REUSEPORT`, so the
 /// kernel spreads connections; a `unix:` listener is one socket that every worker accepts from.
+/// `SO_REUSEPORT` would also let a second presignd (same user) bind a port this one serves and
+/// silently take half its connections: a listener's first socket checks the port is free first.
 struct ListenSocket: Sendable {
     let fd: Int32
     /// The address as bound, port 0 resolved (`127.0.0.1:43211`, `[::1]:8080`, `unix:/run/x.sock`).
     let boundAddress: String
     let isUnix: Bool
 
-    /// Binds a TCP listener; `port` 0 picks a free port, which later sockets for the same listener reuse.
-    static func tcp(host: String, port: Int, backlog: Int32 = 1024) throws(StartupError) -> ListenSocket {
+    /// Binds a TCP listener; `port` 0 picks a free port, which later sockets for the same listener reuse
+    /// (`joining`: another worker's socket for a port this process already holds). A first socket for a
+    /// fixed port fails with `EADDRINUSE` when anything else listens there, `SO_REUSEPORT` or not.
+    static func tcp(host: String, port: Int, joining: Bool = false, backlog: Int32 = 1024) throws(StartupError)
+        -> ListenSocket
+    {
         let display = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
@@ -44,6 +50,9 @@ struct ListenSocket: Sendable {
             throw .resolve(address: display, reason: String(cString: gai_strerror(status)))
         }
         defer { freeaddrinfo(result) }
+        if port != 0 && !joining {
+            try requirePortFree(info.pointee, display: display)
+        }
         let fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .socket(address: display, call: "socket", errno: errno) }
         var one: Int32 = 1
@@ -67,6 +76,22 @@ struct ListenSocket: Sendable {
     }
 
     /// Binds a `unix:` listener, replacing a stale socket file, with the given permission bits.
+    /// Binds a throwaway socket without `SO_REUSEPORT` to the address: that fails while any socket
+    /// listens there (`SO_REUSEADDR` still lets it past connections in TIME_WAIT). Nothing listens on it.
+    private static func requirePortFree(_ info: addrinfo, display: String) throws(StartupError) {
+        let probe = socket(info.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard probe >= 0 else { throw .socket(address: display, call: "socket", errno: errno) }
+        defer { close(probe) }
+        var one: Int32 = 1
+        setsockopt(probe, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        if info.ai_family == AF_INET6 {
+            setsockopt(probe, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
+        if bind(probe, info.ai_addr, info.ai_addrlen) != 0 && errno == EADDRINUSE {
+            throw .socket(address: display, call: "bind", errno: EADDRINUSE)
+        }
+    }
+
     static func unix(path: String, mode: UInt32, backlog: Int32 = 1024) throws(StartupError) -> ListenSocket {
         let display = "unix:" + path
         var address = sockaddr_un()

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 
+from harness import logfmt
 from harness.clients import curl
+from harness.net import free_port
 from harness.presignd import Bucket, Presignd, PresigndConfig, Upstream
 
 from conftest import BUCKET, require_presignd_binary
@@ -39,6 +43,58 @@ def test_two_listeners_both_serve(moto, moto_s3, nginx_front, test_ca, work_dir,
         assert len(set(daemon.endpoints)) == 2
         for endpoint in daemon.endpoints:
             assert curl(f"{endpoint}/{BUCKET}/{key_prefix}k").body == b"both"
+    finally:
+        daemon.stop()
+
+
+def test_second_daemon_on_a_served_port_exits_71_address_in_use(moto, moto_s3, nginx_front, test_ca, work_dir,
+                                                                key_prefix):
+    """SO_REUSEPORT (one socket per worker) must not let a second presignd share a port and take half its clients."""
+    moto_s3.put_object(Bucket=BUCKET, Key=key_prefix + "one", Body=b"first")
+    port = free_port()
+    config = PresigndConfig(upstreams=[_moto_upstream(moto, nginx_front, test_ca)], buckets=[Bucket(BUCKET, "moto")],
+                            listen=[f"127.0.0.1:{port}"], admin_listen="", workers=2)
+    daemon = Presignd(require_presignd_binary(), config, os.path.join(work_dir, "first")).start()
+    try:
+        second = os.path.join(work_dir, "second.toml")
+        with open(second, "w") as f:
+            f.write(config.render())
+        try:
+            result = subprocess.run([require_presignd_binary(), "run", "--config", second], capture_output=True,
+                                    text=True, timeout=20, env={**os.environ, "SWIFT_BACKTRACE": "enable=no"})
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"a second presignd started on 127.0.0.1:{port}, which the first one serves")
+        assert result.returncode == 71, (result.returncode, result.stderr)
+        assert "in use" in result.stderr.lower() and f"127.0.0.1:{port}" in result.stderr, result.stderr
+        for _ in range(8):  # every connection still reaches the first daemon
+            assert curl(f"{daemon.endpoint}/{BUCKET}/{key_prefix}one").body == b"first"
+    finally:
+        daemon.stop()
+
+
+def test_reload_adding_a_listener_keeps_serving_the_fixed_port(moto, moto_s3, nginx_front, test_ca, work_dir,
+                                                               key_prefix):
+    """The port check must not refuse a reload the port this daemon itself already serves."""
+    moto_s3.put_object(Bucket=BUCKET, Key=key_prefix + "r", Body=b"reloaded")
+    port = free_port()
+    config = PresigndConfig(upstreams=[_moto_upstream(moto, nginx_front, test_ca)], buckets=[Bucket(BUCKET, "moto")],
+                            listen=[f"127.0.0.1:{port}"], admin_listen="", workers=2)
+    daemon = Presignd(require_presignd_binary(), config, os.path.join(work_dir, "grow")).start()
+    try:
+        config.listen = [f"127.0.0.1:{port}", "127.0.0.1:0"]
+        with open(daemon.config_path, "w") as f:
+            f.write(config.render())
+        daemon.proc.send_signal(signal.SIGHUP)
+        daemon.wait_for_log(lambda line: logfmt.parse(line).get("msg") in ("Reloaded", "Reload failed; keeping the "
+                                                                           "running configuration"), timeout=10)
+        assert not any(logfmt.parse(line).get("msg", "").startswith("Reload failed") for line in daemon.logs), \
+            daemon.log_text()
+        addresses = [logfmt.parse(line).get("listen.address") for line in daemon.logs
+                     if logfmt.parse(line).get("msg") == "Listening"]
+        fresh = [a for a in addresses if a != f"127.0.0.1:{port}"]
+        assert fresh, daemon.log_text()
+        for endpoint in (f"http://127.0.0.1:{port}", f"http://{fresh[-1]}"):
+            assert curl(f"{endpoint}/{BUCKET}/{key_prefix}r").body == b"reloaded"
     finally:
         daemon.stop()
 

@@ -70,14 +70,21 @@ extension EvBuffer {
         _ bev: OpaquePointer, output: OpaquePointer, fd: Int32, writeEnabled: inout Bool
     ) -> FlushOutcome {
         let pending = evbuffer_get_length(output)
+        var remaining = pending
         if pending > 0 && fd >= 0 {
             // A socket bufferevent keeps its output's start frozen except while it writes itself.
             evbuffer_unfreeze(output, 1)
-            let sent = send(output, fd: fd, pending: pending)
-            if sent > 0 { evbuffer_drain(output, sent) }
+            // Everything the socket takes, as evbuffer_write did: again while it took all that was offered.
+            while remaining > 0 {
+                let (sent, offered) = send(output, fd: fd)
+                guard sent > 0 else { break }
+                evbuffer_drain(output, sent)
+                remaining -= sent
+                if sent < offered { break }  // the socket buffer is full
+            }
             evbuffer_freeze(output, 1)
         }
-        if pending == 0 || evbuffer_get_length(output) == 0 {
+        if remaining == 0 {
             // Disabling an already disabled write event still costs an event_del: skip it.
             if writeEnabled {
                 bufferevent_disable(bev, Int16(EV_WRITE))
@@ -90,48 +97,42 @@ extension EvBuffer {
         return .pending
     }
 
-    /// Most bytes one direct write sends (as `bufferevent_set_max_single_write` bounds libevent's).
-    static let maxSingleWrite = SocketReadPump.maxRead
     /// Up to this many pending bytes in several pieces are copied into one stack buffer and sent with
     /// `send`: a small response's head and body (two chains) cost one copy of ~1 KiB, cheaper than
     /// the iovec import of `sendmsg`/`writev`.
     static let coalesceLimit = 4096
-    static let maxWriteVectors = 16
+    /// Pieces one `sendmsg` takes at most (libevent's writev takes 128; a bulk body's pieces are 16-256 KiB).
+    static let maxWriteVectors = 64
 
     /// Sends from the start of `buffer` without draining it: `send` for one piece, one copied piece for
     /// a few small ones, `sendmsg` otherwise (not `writev`, which goes through the VFS layer). Returns
-    /// what the socket took, or -1 (`errno` set; EAGAIN when it took nothing).
-    private static func send(_ buffer: OpaquePointer, fd: Int32, pending: Int) -> Int {
+    /// what the socket took, or -1 (`errno` set; EAGAIN when it took nothing), and how much was offered.
+    private static func send(_ buffer: OpaquePointer, fd: Int32) -> (sent: Int, offered: Int) {
         withUnsafeTemporaryAllocation(of: iovec.self, capacity: maxWriteVectors) { vectors in
             let base = vectors.baseAddress!
-            let limit = min(pending, maxSingleWrite)
-            // evbuffer_peek answers how many vectors `limit` bytes need, which may be more than it filled.
-            let count = min(Int(evbuffer_peek(buffer, limit, nil, base, Int32(maxWriteVectors))), maxWriteVectors)
-            guard count > 0 else { return 0 }
+            // evbuffer_peek answers how many vectors the whole buffer needs, which may be more than it filled.
+            let count = min(Int(evbuffer_peek(buffer, -1, nil, base, Int32(maxWriteVectors))), maxWriteVectors)
+            guard count > 0 else { return (0, 0) }
             if count == 1 {
-                return Glibc.send(fd, base[0].iov_base, min(base[0].iov_len, limit), Int32(MSG_NOSIGNAL))
+                return (Glibc.send(fd, base[0].iov_base, base[0].iov_len, Int32(MSG_NOSIGNAL)), base[0].iov_len)
             }
-            if limit <= coalesceLimit {
+            var offered = 0
+            for index in 0..<count { offered += base[index].iov_len }
+            if offered <= coalesceLimit {
                 return withUnsafeTemporaryAllocation(byteCount: coalesceLimit, alignment: 16) { scratch in
                     var filled = 0
-                    for index in 0..<count where filled < limit {
-                        let piece = min(base[index].iov_len, limit - filled)
-                        (scratch.baseAddress! + filled).copyMemory(from: base[index].iov_base!, byteCount: piece)
-                        filled += piece
+                    for index in 0..<count {
+                        (scratch.baseAddress! + filled).copyMemory(
+                            from: base[index].iov_base!, byteCount: base[index].iov_len)
+                        filled += base[index].iov_len
                     }
-                    return Glibc.send(fd, scratch.baseAddress, filled, Int32(MSG_NOSIGNAL))
+                    return (Glibc.send(fd, scratch.baseAddress, filled, Int32(MSG_NOSIGNAL)), filled)
                 }
-            }
-            // The last vector may reach past `limit`: trim it so one write never exceeds the bound.
-            var total = 0
-            for index in 0..<count {
-                base[index].iov_len = min(base[index].iov_len, limit - total)
-                total += base[index].iov_len
             }
             var message = msghdr()
             message.msg_iov = base
             message.msg_iovlen = count
-            return sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
+            return (sendmsg(fd, &message, Int32(MSG_NOSIGNAL)), offered)
         }
     }
 }

@@ -10,6 +10,8 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
+// mallinfo2 for the heap-in-use gauge (the Glibc module does not export malloc.h).
+#include <malloc.h>
 
 #include <event2/event.h>
 #include <event2/buffer.h>

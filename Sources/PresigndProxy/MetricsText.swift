@@ -83,6 +83,12 @@ enum MetricsText {
             "presignd_config_load_duration_seconds", "How long reading and validating the running configuration took.",
             seconds(micros: health.loadDurationMicros))
         out += gauge("presignd_ready", "1 when serving, 0 while starting or draining.", health.isReady ? 1 : 0)
+        out += gauge(
+            "presignd_heap_in_use_bytes", "Bytes allocated by the process and not freed (glibc malloc, all arenas).",
+            ProcessMemory.heapInUseBytes())
+        if let resident = ProcessMemory.residentBytes() {
+            out += gauge("process_resident_memory_bytes", "Resident memory size in bytes.", resident)
+        }
         return out
     }
 

@@ -130,6 +130,12 @@ def test_metrics_counters_match_requests_and_pass_promtool(static_nginx, moto, m
         assert metric(samples, "presignd_config_load_duration_seconds") > 0
         assert metric(samples, "presignd_config_loaded_timestamp_seconds") > 1.6e9
         assert metric(samples, "presignd_ready") == 1
+        heap = metric(samples, "presignd_heap_in_use_bytes")
+        resident = metric(samples, "process_resident_memory_bytes")
+        with open(f"/proc/{daemon.proc.pid}/statm") as statm:
+            resident_now = int(statm.read().split()[1]) * os.sysconf("SC_PAGESIZE")
+        assert 1 << 20 < resident <= resident_now * 1.5, (resident, resident_now)
+        assert 64 << 10 < heap < 512 << 20, heap
 
         if shutil.which("promtool") is None:
             pytest.skip("promtool not installed (Debian package prometheus)")

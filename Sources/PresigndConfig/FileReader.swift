@@ -3,9 +3,9 @@
 #endif
 
 /// Small-file reading with `open`/`read` (no Foundation), for the configuration and credential files.
-package enum FileReader {
+public enum FileReader {
     /// The file's contents as UTF-8 text, or the `strerror` text on failure. Files larger than `limit` are refused.
-    package static func read(_ path: String, limit: Int = 16 * ByteSize.mebibyte) -> Result<String, FileReadError> {
+    public static func read(_ path: String, limit: Int = 16 * ByteSize.mebibyte) -> Result<String, FileReadError> {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return .failure(FileReadError(errno: errno)) }
         defer { close(descriptor) }
@@ -39,8 +39,8 @@ package enum FileReader {
 }
 
 /// Why a file could not be read, as `strerror` says it.
-package struct FileReadError: Error {
-    package var reason: String
+public struct FileReadError: Error {
+    public var reason: String
 
     init(reason: String) {
         self.reason = reason

@@ -84,13 +84,7 @@ enum FieldLineParser {
         while valueStart < valueEnd, ASCII.isWhitespace(line[valueStart]) { valueStart += 1 }
         while valueEnd > valueStart, ASCII.isWhitespace(line[valueEnd - 1]) { valueEnd -= 1 }
         // field-value bytes: VCHAR, SP, HTAB, obs-text (RFC 9110 §5.5).
-        var highBits: UInt8 = 0
-        for index in valueStart..<valueEnd {
-            let byte = line[index]
-            guard ASCII.isFieldValueByte(byte) else { throw .invalidHeaderValue }
-            highBits |= byte
-        }
-        let isASCII = highBits < 0x80
+        let isASCII = try checkValueBytes(line, valueStart..<valueEnd)
         // obs-text must at least be UTF-8: values become Strings, and forwarded raw bytes are the same bytes.
         if !isASCII,
             String(validating: UnsafeBufferPointer(rebasing: line[valueStart..<valueEnd]), as: UTF8.self) == nil
@@ -98,5 +92,42 @@ enum FieldLineParser {
             throw .invalidHeaderValue
         }
         return (0..<colon, valueStart..<valueEnd)
+    }
+
+    /// Throws unless every byte in `range` is a field-value byte (VCHAR, SP, HTAB, obs-text); returns whether all are
+    /// ASCII. Eight bytes at a time: a word of printable ASCII (no high bit, no byte below SP, no DEL) passes in a
+    /// few operations; any other word (HTAB, obs-text, or an invalid byte) gets the bytewise check. The word tests
+    /// are exact about whether such a byte exists (a borrow only starts at one), so no invalid byte slips through.
+    @inline(__always)
+    static func checkValueBytes(_ line: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) throws(HTTPParseError)
+        -> Bool
+    {
+        var highBits: UInt8 = 0
+        var index = range.lowerBound
+        if let base = line.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            while index + 8 <= range.upperBound {
+                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let del = word ^ (ones &* 0x7F)
+                let belowSpace = (word &- ones &* UInt64(ASCII.space)) & ~word
+                let isDel = (del &- ones) & ~del
+                if (word | belowSpace | isDel) & highs != 0 {
+                    for byte in UnsafeBufferPointer(rebasing: line[index..<(index + 8)]) {
+                        guard ASCII.isFieldValueByte(byte) else { throw .invalidHeaderValue }
+                        highBits |= byte
+                    }
+                }
+                index += 8
+            }
+        }
+        while index < range.upperBound {
+            let byte = line[index]
+            guard ASCII.isFieldValueByte(byte) else { throw .invalidHeaderValue }
+            highBits |= byte
+            index += 1
+        }
+        return highBits < 0x80
     }
 }

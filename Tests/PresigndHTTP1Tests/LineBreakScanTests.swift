@@ -29,3 +29,35 @@ import Testing
         }
     }
 }
+
+/// The word-at-a-time field-value check agrees with a byte loop for every byte value at every position.
+@Suite struct FieldValueCheckTests {
+    /// nil when some byte is not a field-value byte, else whether all are ASCII.
+    static func naive(_ bytes: ArraySlice<UInt8>) -> Bool? {
+        var highBits: UInt8 = 0
+        for byte in bytes {
+            guard byte == 0x09 || (byte >= 0x20 && byte != 0x7F) else { return nil }
+            highBits |= byte
+        }
+        return highBits < 0x80
+    }
+
+    @Test(arguments: [UInt8(ascii: "a"), 0x09, 0x20, 0x7E, 0xC3])
+    func agreesWithAByteLoop(background: UInt8) {
+        for length in [0, 1, 7, 8, 9, 15, 16, 17, 23, 24, 31] {
+            for position in 0..<max(length, 1) {
+                for value in 0...255 {
+                    var bytes = [UInt8](repeating: background, count: length)
+                    if position < length { bytes[position] = UInt8(value) }
+                    for start in 0...min(3, length) {
+                        let expected = Self.naive(bytes[start...])
+                        let got: Bool? = bytes.withUnsafeBufferPointer { buffer in
+                            try? FieldLineParser.checkValueBytes(buffer, start..<length)
+                        }
+                        #expect(got == expected, "length \(length) byte \(value) at \(position) from \(start)")
+                    }
+                }
+            }
+        }
+    }
+}

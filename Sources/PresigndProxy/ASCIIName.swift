@@ -3,20 +3,6 @@ import PresigndHTTP1
 /// Allocation-free ASCII helpers for header names on the hot path (names are RFC 9110 tokens:
 /// ASCII; `String.lowercased()` is Unicode-aware and allocates).
 enum ASCIIName {
-    /// Lower-cases ASCII letters; returns the same string (no allocation) when already lower case.
-    static func lowercased(_ name: String) -> String {
-        guard name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return name }
-        // Written in place: short names become small strings with no heap allocation.
-        return String(unsafeUninitializedCapacity: name.utf8.count) { buffer in
-            var index = 0
-            for byte in name.utf8 {
-                buffer[index] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
-                index += 1
-            }
-            return index
-        }
-    }
-
     /// Case-insensitive ASCII equality with an already lower-case name.
     static func equals(_ name: String, lowercase: StaticString) -> Bool {
         equals(name.utf8, lowercase: lowercase)

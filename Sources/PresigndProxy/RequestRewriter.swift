@@ -33,11 +33,6 @@ enum RewriteDecision {
 /// Turns a client's head into the upstream request (DESIGN §2 RequestRewriter): route, policy,
 /// target URL, hop-by-hop and client-auth headers stripped. Pure: no I/O, no clock.
 enum RequestRewriter {
-    /// Hop-by-hop and framing headers the rewriter handles itself (RFC 9110 §7.6.1).
-    static func isFramingHeader(_ lowercasedName: String) -> Bool {
-        lowercasedName == "content-length" || lowercasedName == "transfer-encoding" || lowercasedName == "host"
-    }
-
     static func prepare(
         head: RequestHead, framing: BodyFraming, settings: ProxySettings
     ) -> Result<RewriteDecision, ProxyError> {
@@ -108,11 +103,10 @@ enum RequestRewriter {
         let connectionListed = connectionTokens(head.headers)
         var clientPayload: String? = nil
         for (name, value) in head.headers {
-            let lower = ASCIIName.lowercased(name)
-            if lower == "x-amz-content-sha256" { clientPayload = value }
-            if isFramingHeader(lower) || connectionListed.contains(lower) { continue }
-            if HeaderPolicy.rule(forLowercasedName: lower) == .strip { continue }
-            if lower == "x-amz-copy-source" {
+            let disposition = headerDisposition(name, connectionListed: connectionListed)
+            if disposition == .payloadHash { clientPayload = value }
+            if disposition != .forward && disposition != .copySource { continue }
+            if disposition == .copySource {
                 // CopyObject / UploadPartCopy read the source with presignd's keys: the source must
                 // be a bucket presignd serves on the same upstream, inside its policy.
                 switch CopySource.rewrite(value, settings: settings, upstreamIndex: route.upstreamIndex) {
@@ -148,6 +142,44 @@ enum RequestRewriter {
                 ForwardPlan(
                     upstreamIndex: route.upstreamIndex, bucket: route.name, logPath: path, request: request,
                     payload: payload, body: body, maxUploadSize: route.maxUploadSize)))
+    }
+
+    /// What the rewriter does with one client header.
+    enum HeaderDisposition: Equatable {
+        /// Forwarded as it came (the signer then signs it or not: HeaderPolicy).
+        case forward
+        /// `x-amz-copy-source`: rewritten, then forwarded.
+        case copySource
+        /// `x-amz-content-sha256`: read as the payload mode, not forwarded (the signer sets its own).
+        case payloadHash
+        /// Framing, hop-by-hop, listed in `Connection`, or stripped by HeaderPolicy.
+        case drop
+    }
+
+    /// The header's disposition, from its name lower-cased on the stack (no String per header).
+    static func headerDisposition(_ name: String, connectionListed: [String]) -> HeaderDisposition {
+        var name = name
+        return name.withUTF8 { bytes in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { lower in
+                for index in bytes.indices {
+                    let byte = bytes[index]
+                    lower[index] = byte &- 0x41 < 26 ? byte | 0x20 : byte
+                }
+                let lower = UnsafeBufferPointer(lower)
+                if ASCIIName.equals(lower, lowercase: "x-amz-content-sha256") { return .payloadHash }
+                if ASCIIName.equals(lower, lowercase: "content-length")
+                    || ASCIIName.equals(lower, lowercase: "transfer-encoding")
+                    || ASCIIName.equals(lower, lowercase: "host")
+                {
+                    return .drop
+                }
+                if !connectionListed.isEmpty && connectionListed.contains(String(decoding: lower, as: UTF8.self)) {
+                    return .drop
+                }
+                if HeaderPolicy.rule(forLowercasedName: lower) == .strip { return .drop }
+                return ASCIIName.equals(lower, lowercase: "x-amz-copy-source") ? .copySource : .forward
+            }
+        }
     }
 
     /// Decides streaming or spooling, and rewrites `aws-chunked` headers when unwrapping

@@ -16,7 +16,7 @@ public enum HeaderPolicy {
     }
 
     /// The rule for lower-case name bytes (the signer's form; `rule(forLowercasedName:)` for a `String`).
-    static func rule(forLowercasedName name: UnsafeBufferPointer<UInt8>) -> HeaderRule {
+    public static func rule(forLowercasedName name: UnsafeBufferPointer<UInt8>) -> HeaderRule {
         typealias B = ASCIIBytes
         // Dispatch on the first byte so the common names cost one or two comparisons.
         switch name.first {

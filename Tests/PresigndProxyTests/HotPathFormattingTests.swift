@@ -27,9 +27,19 @@ struct HotPathFormattingTests {
         #expect(String(decoding: pieces, as: UTF8.self).hasPrefix("HTTP/1.1 206 Partial Content\r\nContent-Range: "))
     }
 
-    @Test(arguments: ["Host", "x-amz-date", "X-AMZ-META-ÜNÏ", "", "A-Very-Long-Header-Name-Beyond-Sixteen"])
-    func lowercasingMatchesTheStandardLibrary(name: String) {
-        let expected = String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
-        #expect(ASCIIName.lowercased(name) == expected)
+    @Test(arguments: [
+        ("Host", RequestRewriter.HeaderDisposition.drop), ("CONTENT-LENGTH", .drop), ("Transfer-Encoding", .drop),
+        ("X-Amz-Content-SHA256", .payloadHash), ("x-amz-copy-source", .copySource), ("X-Amz-Copy-Source", .copySource),
+        ("Connection", .drop), ("X-Amz-Date", .drop), ("X-Forwarded-For", .drop), ("Authorization", .drop),
+        ("User-Agent", .forward), ("X-Amz-Meta-ÜNÏ", .forward), ("Range", .forward), ("", .forward),
+        ("A-Very-Long-Header-Name-Beyond-Sixteen-Bytes-And-Then-Some", .forward),
+    ])
+    func headerDispositionIgnoresCase(name: String, expected: RequestRewriter.HeaderDisposition) {
+        #expect(RequestRewriter.headerDisposition(name, connectionListed: []) == expected)
+    }
+
+    @Test func headersListedInConnectionAreDropped() {
+        #expect(RequestRewriter.headerDisposition("X-Trace", connectionListed: ["x-trace"]) == .drop)
+        #expect(RequestRewriter.headerDisposition("X-Other", connectionListed: ["x-trace"]) == .forward)
     }
 }

@@ -71,8 +71,8 @@ enum FieldLineParser {
     {
         guard let first = line.first else { throw .invalidHeaderName }
         if ASCII.isWhitespace(first) { throw .obsFold }  // RFC 9112 §5.2; also whitespace after the start line
-        var colon = 0
         // Token bytes; the byte that stops the run decides (a colon ends the name).
+        var colon = skipNameWords(line)
         while colon < line.count, ASCII.isTokenByte(line[colon]) { colon += 1 }
         if colon < line.count, line[colon] != ASCII.colon {
             if ASCII.isWhitespace(line[colon]) { throw .whitespaceBeforeColon }  // RFC 9112 §5.1
@@ -129,5 +129,32 @@ enum FieldLineParser {
             index += 1
         }
         return highBits < 0x80
+    }
+
+    /// How many leading bytes of `line`, in whole words of eight, are letters, digits or `-` (the bytes of nearly
+    /// every field name, all token bytes): where the bytewise token loop may start. Per byte in a word of 7-bit
+    /// bytes, `(x | 0x80) - lo` keeps its high bit iff x >= lo and `(hi | 0x80) - x` iff x <= hi, with no borrow
+    /// into the next byte; a word with any other byte (or a high bit) stops the skip.
+    @inline(__always)
+    static func skipNameWords(_ line: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let base = line.baseAddress else { return 0 }
+        let raw = UnsafeRawPointer(base)
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func atLeast(_ x: UInt64, _ low: UInt64) -> UInt64 { ((x | highs) &- ones &* low) & highs }
+        @inline(__always) func atMost(_ x: UInt64, _ high: UInt64) -> UInt64 { ((ones &* high | highs) &- x) & highs }
+        var index = 0
+        while index + 8 <= line.count {
+            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            if word & highs != 0 { break }
+            let digit = atLeast(word, 0x30) & atMost(word, 0x39)
+            let folded = word | ones &* 0x20
+            let letter = atLeast(folded, 0x61) & atMost(folded, 0x7A)
+            let dashXor = word ^ ones &* 0x2D
+            let dash = ~((dashXor | highs) &- ones) & highs
+            if digit | letter | dash != highs { break }
+            index += 8
+        }
+        return index
     }
 }

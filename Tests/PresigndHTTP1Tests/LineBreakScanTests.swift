@@ -61,3 +61,27 @@ import Testing
         }
     }
 }
+
+/// The word-at-a-time field-name skip never passes a byte other than a letter, digit or `-`, and passes whole words
+/// of them.
+@Suite struct FieldNameSkipTests {
+    static func isNameByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || byte == 0x2D
+    }
+
+    @Test(arguments: [UInt8(ascii: "a"), UInt8(ascii: "Z"), UInt8(ascii: "0"), UInt8(ascii: "-")])
+    func skipsExactlyTheWholeWordsOfNameBytes(background: UInt8) {
+        for length in [0, 1, 7, 8, 9, 15, 16, 17, 24, 31] {
+            for position in 0..<max(length, 1) {
+                for value in 0...255 {
+                    var bytes = [UInt8](repeating: background, count: length)
+                    if position < length { bytes[position] = UInt8(value) }
+                    let firstOther = bytes.firstIndex { !Self.isNameByte($0) } ?? length
+                    let expected = firstOther / 8 * 8
+                    let got = bytes.withUnsafeBufferPointer { FieldLineParser.skipNameWords($0) }
+                    #expect(got == expected, "length \(length) byte \(value) at \(position)")
+                }
+            }
+        }
+    }
+}

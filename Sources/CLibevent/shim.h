@@ -22,4 +22,6 @@
 #include <event2/thread.h>
 #include <event2/util.h>
 
+#include "chain_pool.h"
+
 #endif

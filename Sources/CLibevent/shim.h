@@ -24,4 +24,12 @@
 
 #include "chain_pool.h"
 
+/// A 4 KiB scratch buffer per thread, for coalescing a few small pieces into one send (EvBuffer.flushNow): Swift's
+/// withUnsafeTemporaryAllocation puts allocations over 1 KiB on the heap on Linux, a malloc and free per flush.
+#define PRESIGND_SEND_SCRATCH_BYTES 4096
+static inline unsigned char *presignd_send_scratch(void) {
+    static _Thread_local unsigned char scratch[PRESIGND_SEND_SCRATCH_BYTES] __attribute__((aligned(16)));
+    return scratch;
+}
+
 #endif

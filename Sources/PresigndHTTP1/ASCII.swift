@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The byte classes of RFC 9110 §5.6 and RFC 9112 §2 the codec checks.
 enum ASCII {
     static let cr = UInt8(ascii: "\r")
@@ -93,5 +97,37 @@ enum ASCII {
     /// Builds a String from bytes already validated as ASCII or UTF-8.
     @inline(__always) static func string(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
         String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+
+    /// `string`, but a literal when the bytes spell one of the words most heads carry (a method, a common field
+    /// name or value, a reason phrase) exactly, case included: a literal is neither validated nor copied.
+    @inline(__always) static func internedString(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+        let slice = UnsafeBufferPointer(rebasing: bytes[range])
+        if let word = commonWord(slice) { return word }
+        return String(decoding: slice, as: UTF8.self)
+    }
+
+    private static func commonWord(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        @inline(__always) func spells(_ literal: StaticString) -> Bool {
+            guard let base = bytes.baseAddress else { return false }
+            return memcmp(base, literal.utf8Start, bytes.count) == 0
+        }
+        switch bytes.count {
+        case 2: return spells("OK") ? "OK" : nil
+        case 3: return spells("GET") ? "GET" : spells("PUT") ? "PUT" : spells("*/*") ? "*/*" : nil
+        case 4:
+            if spells("Host") { return "Host" }
+            if spells("HEAD") { return "HEAD" }
+            return spells("Date") ? "Date" : spells("ETag") ? "ETag" : nil
+        case 5: return spells("Range") ? "Range" : spells("close") ? "close" : nil
+        case 6: return spells("Accept") ? "Accept" : spells("DELETE") ? "DELETE" : spells("Server") ? "Server" : nil
+        case 10:
+            if spells("User-Agent") { return "User-Agent" }
+            return spells("Connection") ? "Connection" : spells("keep-alive") ? "keep-alive" : nil
+        case 12: return spells("Content-Type") ? "Content-Type" : nil
+        case 14: return spells("Content-Length") ? "Content-Length" : nil
+        case 15: return spells("Partial Content") ? "Partial Content" : nil
+        default: return nil
+        }
     }
 }

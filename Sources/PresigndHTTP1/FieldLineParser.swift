@@ -35,7 +35,10 @@ enum FieldLineParser {
             let line = UnsafeBufferPointer(rebasing: head[lineStart..<lineEnd])
             let field = try split(line)
             let name = UnsafeBufferPointer(rebasing: line[field.name])
-            if keeping(name) { headers.add(name: ASCII.string(line, field.name), value: ASCII.string(line, field.value)) }
+            if keeping(name) {
+                headers.add(
+                    name: ASCII.internedString(line, field.name), value: ASCII.internedString(line, field.value))
+            }
             if ResponseHead.isHopByHopField(name) {
                 endToEnd.append(contentsOf: UnsafeBufferPointer(rebasing: head[keptFrom..<lineStart]))
                 keptFrom = lineEnd + 2
@@ -60,7 +63,7 @@ enum FieldLineParser {
     ) throws(HTTPParseError) {
         let field = try split(line)
         guard keeping?(UnsafeBufferPointer(rebasing: line[field.name])) ?? true else { return }
-        headers.add(name: ASCII.string(line, field.name), value: ASCII.string(line, field.value))
+        headers.add(name: ASCII.internedString(line, field.name), value: ASCII.internedString(line, field.value))
     }
 
     /// Validates one field line and locates its name and its value (OWS trimmed). field-value bytes are VCHAR,

@@ -15,7 +15,7 @@ enum RequestLineParser {
             UnsafeBufferPointer(rebasing: line[(lastSpace + 1)...]), malformed: .invalidVersion)
         try checkTarget(target, method: method)
         return (
-            ASCII.string(line, 0..<firstSpace), ASCII.string(line, (firstSpace + 1)..<lastSpace), version
+            ASCII.internedString(line, 0..<firstSpace), ASCII.string(line, (firstSpace + 1)..<lastSpace), version
         )
     }
 

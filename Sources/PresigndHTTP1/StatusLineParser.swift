@@ -27,7 +27,7 @@ enum StatusLineParser {
         // ASCII (nearly every reason phrase) needs no UTF-8 validation.
         let reason: String
         if highBits < 0x80 {
-            reason = String(decoding: reasonBytes, as: UTF8.self)
+            reason = ASCII.internedString(reasonBytes, 0..<reasonBytes.count)
         } else {
             guard let validated = String(validating: reasonBytes, as: UTF8.self) else { throw .invalidStatusLine }
             reason = validated

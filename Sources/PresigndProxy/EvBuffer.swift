@@ -97,10 +97,10 @@ extension EvBuffer {
         return .pending
     }
 
-    /// Up to this many pending bytes in several pieces are copied into one stack buffer and sent with
+    /// Up to this many pending bytes in several pieces are copied into one per-thread buffer and sent with
     /// `send`: a small response's head and body (two chains) cost one copy of ~1 KiB, cheaper than
     /// the iovec import of `sendmsg`/`writev`.
-    static let coalesceLimit = 4096
+    static let coalesceLimit = Int(PRESIGND_SEND_SCRATCH_BYTES)
     /// Pieces one `sendmsg` takes at most (libevent's writev takes 128; a bulk body's pieces are 16-256 KiB).
     static let maxWriteVectors = 64
 
@@ -119,15 +119,13 @@ extension EvBuffer {
             var offered = 0
             for index in 0..<count { offered += base[index].iov_len }
             if offered <= coalesceLimit {
-                return withUnsafeTemporaryAllocation(byteCount: coalesceLimit, alignment: 16) { scratch in
-                    var filled = 0
-                    for index in 0..<count {
-                        (scratch.baseAddress! + filled).copyMemory(
-                            from: base[index].iov_base!, byteCount: base[index].iov_len)
-                        filled += base[index].iov_len
-                    }
-                    return (Glibc.send(fd, scratch.baseAddress, filled, Int32(MSG_NOSIGNAL)), filled)
+                let scratch = UnsafeMutableRawPointer(presignd_send_scratch()!)
+                var filled = 0
+                for index in 0..<count {
+                    (scratch + filled).copyMemory(from: base[index].iov_base!, byteCount: base[index].iov_len)
+                    filled += base[index].iov_len
                 }
+                return (Glibc.send(fd, scratch, filled, Int32(MSG_NOSIGNAL)), filled)
             }
             var message = msghdr()
             message.msg_iov = base

@@ -19,3 +19,20 @@ import Testing
         }
     }
 }
+
+/// Interned words are exactly the strings `String(decoding:)` would build, and only exact spellings are interned.
+@Suite struct InternedStringTests {
+    @Test(arguments: [
+        "OK", "Ok", "GET", "get", "PUT", "*/*", "Host", "host", "HEAD", "Date", "ETag", "Range", "close", "Close",
+        "Accept", "DELETE", "Server", "User-Agent", "Connection", "connection", "keep-alive", "Keep-Alive",
+        "Content-Type", "Content-Length", "content-length", "Partial Content", "", "X", "Not Found", "é",
+    ])
+    func matchesTheDecodedString(word: String) {
+        let bytes = Array("<\(word)>".utf8)
+        bytes.withUnsafeBufferPointer { buffer in
+            let range = 1..<(buffer.count - 1)
+            #expect(ASCII.internedString(buffer, range) == ASCII.string(buffer, range))
+            #expect(ASCII.internedString(buffer, range).utf8.elementsEqual(word.utf8))
+        }
+    }
+}

@@ -28,22 +28,27 @@ struct HeadReader: Sendable {
         _ input: UnsafeBufferPointer<UInt8>,
         limits: DecoderLimits,
         startLineTooLong: HTTPParseError,
-        parse: (UnsafeBufferPointer<UInt8>) -> Result<Head, HTTPParseError>
+        parse: (UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> Head
     ) throws(HTTPParseError) -> Step<Head> {
         guard let end = try scan(input, limits: limits, startLineTooLong: startLineTooLong) else {
             pending.append(contentsOf: input)
             return .needMore(consumed: input.count)
         }
-        let result: Result<Head, HTTPParseError>
+        // Typed throws rather than a `Result`: the head is moved out, never copied into and out of a generic
+        // enum (whose copy and destroy go through the runtime's value witnesses on every message).
+        let head: Head
         if pending.isEmpty {
-            result = parse(UnsafeBufferPointer(rebasing: input[headStart..<end]))
+            defer { self = HeadReader() }
+            head = try parse(UnsafeBufferPointer(rebasing: input[headStart..<end]))
         } else {
             pending.append(contentsOf: UnsafeBufferPointer(rebasing: input[..<end]))
             let start = headStart
-            result = pending.withUnsafeBufferPointer { parse(UnsafeBufferPointer(rebasing: $0[start...])) }
+            defer { self = HeadReader() }
+            head = try pending.withUnsafeBufferPointer { (all) throws(HTTPParseError) -> Head in
+                try parse(UnsafeBufferPointer(rebasing: all[start...]))
+            }
         }
-        self = HeadReader()
-        return .complete(try result.get(), consumed: end)
+        return .complete(head, consumed: end)
     }
 
     /// Returns the index in `input` just past the head's empty line, or nil when the head continues.

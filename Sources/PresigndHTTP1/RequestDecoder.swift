@@ -82,20 +82,18 @@ public struct RequestDecoder: Sendable {
     }
 
     /// Parses a complete head and applies the request rules that need all fields (RFC 9112 §3.2, §6).
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>)
-        -> Result<(head: RequestHead, framing: BodyFraming), HTTPParseError>
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(HTTPParseError)
+        -> (head: RequestHead, framing: BodyFraming)
     {
-        Result { () throws(HTTPParseError) in
-            let lineEnd = FieldLineParser.lineEnd(bytes, from: 0) ?? bytes.count
-            let line = try RequestLineParser.parse(UnsafeBufferPointer(rebasing: bytes[..<lineEnd]))
-            var head = RequestHead(method: line.method, target: line.target, version: line.version)
-            head.headers = try FieldLineParser.parseFields(bytes, from: lineEnd + 2)
-            let hosts = head.headers.count(of: "Host")
-            if hosts > 1 { throw .multipleHost }
-            if hosts == 0, head.version == .http1_1 { throw .missingHost }
-            // RFC 9112 §6.3 (7): a request without Content-Length or Transfer-Encoding has no body.
-            let framing = try MessageFraming.bodyFraming(&head.headers, version: head.version) ?? .none
-            return (head, framing)
-        }
+        let lineEnd = FieldLineParser.lineEnd(bytes, from: 0) ?? bytes.count
+        let line = try RequestLineParser.parse(UnsafeBufferPointer(rebasing: bytes[..<lineEnd]))
+        var head = RequestHead(method: line.method, target: line.target, version: line.version)
+        head.headers = try FieldLineParser.parseFields(bytes, from: lineEnd + 2)
+        let hosts = head.headers.count(of: "Host")
+        if hosts > 1 { throw .multipleHost }
+        if hosts == 0, head.version == .http1_1 { throw .missingHost }
+        // RFC 9112 §6.3 (7): a request without Content-Length or Transfer-Encoding has no body.
+        let framing = try MessageFraming.bodyFraming(&head.headers, version: head.version) ?? .none
+        return (head, framing)
     }
 }

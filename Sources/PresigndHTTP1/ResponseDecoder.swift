@@ -61,7 +61,7 @@ public struct ResponseDecoder: Sendable {
                 let isHead = requestMethod == "HEAD"
                 let raw = forwardsRawFields
                 let step = try reader.read(bytes, limits: limits, startLineTooLong: .statusLineTooLong) {
-                    Self.parse($0, isHeadRequest: isHead, raw: raw)
+                    (head) throws(HTTPParseError) in try Self.parse(head, isHeadRequest: isHead, raw: raw)
                 }
                 switch step {
                 case .needMore(let consumed):
@@ -96,33 +96,31 @@ public struct ResponseDecoder: Sendable {
     }
 
     private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, isHeadRequest: Bool, raw: Bool)
-        -> Result<(head: ResponseHead, framing: BodyFraming), HTTPParseError>
+        throws(HTTPParseError) -> (head: ResponseHead, framing: BodyFraming)
     {
-        Result { () throws(HTTPParseError) in
-            let lineEnd = FieldLineParser.lineEnd(bytes, from: 0) ?? bytes.count
-            let line = try StatusLineParser.parse(UnsafeBufferPointer(rebasing: bytes[..<lineEnd]))
-            var head = ResponseHead(version: line.version, status: line.status, reason: line.reason)
-            let fieldsStart = min(lineEnd + 2, bytes.count)
-            if raw {
-                let fields = try FieldLineParser.parseForwardedFields(bytes, from: fieldsStart, keeping: isFramingField)
-                head.headers = fields.headers
-                if head.headers.count(of: "Content-Length") > 1 {
-                    // Repeated Content-Length is collapsed below: forward the normalized fields instead.
-                    head.headers = try FieldLineParser.parseFields(bytes, from: fieldsStart)
-                } else {
-                    head.rawFields = fields.endToEnd
-                }
-            } else {
+        let lineEnd = FieldLineParser.lineEnd(bytes, from: 0) ?? bytes.count
+        let line = try StatusLineParser.parse(UnsafeBufferPointer(rebasing: bytes[..<lineEnd]))
+        var head = ResponseHead(version: line.version, status: line.status, reason: line.reason)
+        let fieldsStart = min(lineEnd + 2, bytes.count)
+        if raw {
+            let fields = try FieldLineParser.parseForwardedFields(bytes, from: fieldsStart, keeping: isFramingField)
+            head.headers = fields.headers
+            if head.headers.count(of: "Content-Length") > 1 {
+                // Repeated Content-Length is collapsed below: forward the normalized fields instead.
                 head.headers = try FieldLineParser.parseFields(bytes, from: fieldsStart)
+            } else {
+                head.rawFields = fields.endToEnd
             }
-            if head.status == 101 { throw .unexpectedUpgrade }
-            // RFC 9112 §6.3 (1): HEAD, 1xx, 204 and 304 responses end at the head, whatever their fields say.
-            if isHeadRequest || head.isInterim || head.status == 204 || head.status == 304 {
-                return (head, .none)
-            }
-            let framing = try MessageFraming.bodyFraming(&head.headers, version: head.version) ?? .untilClose
-            return (head, framing)
+        } else {
+            head.headers = try FieldLineParser.parseFields(bytes, from: fieldsStart)
         }
+        if head.status == 101 { throw .unexpectedUpgrade }
+        // RFC 9112 §6.3 (1): HEAD, 1xx, 204 and 304 responses end at the head, whatever their fields say.
+        if isHeadRequest || head.isInterim || head.status == 204 || head.status == 304 {
+            return (head, .none)
+        }
+        let framing = try MessageFraming.bodyFraming(&head.headers, version: head.version) ?? .untilClose
+        return (head, framing)
     }
 
     /// The fields a raw-forwarding decoder still parses: they frame the message or decide keep-alive.

@@ -117,16 +117,21 @@ extension ClientConnection {
         let isHTTP10 = head.version.minor == 0
         let keepAlive = decoder.isKeepAlive && !worker.isDraining
         if !keepAlive { closeAfterResponse = true }
-        switch RequestRewriter.prepare(head: head, framing: decoder.framing, settings: settings) {
-        case .failure(let error):
+        let decision: RewriteDecision
+        do {
+            decision = try RequestRewriter.rewrite(head: head, framing: decoder.framing, settings: settings)
+        } catch {
             respondLocally(
                 error: error, method: head.method, resource: RequestRewriter.resource(of: head.target),
                 closing: hasBody, isHTTP10: isHTTP10)
-        case .success(.serviceRoot):
+            return
+        }
+        switch consume decision {
+        case .serviceRoot:
             respondServiceRoot(method: head.method, isHTTP10: isHTTP10)
-        case .success(.forward(let plan)):
+        case .forward(let plan):
             forward(plan, head: head, isHTTP10: isHTTP10, keepAlive: keepAlive, hasBody: hasBody)
-        case .success(.redirect(let plan)):
+        case .redirect(let plan):
             respondRedirect(plan, hasBody: hasBody, isHTTP10: isHTTP10)
         }
     }
@@ -169,10 +174,7 @@ extension ClientConnection {
             failBeforeResponse(.internalError("signer unavailable"))
             return nil
         }
-        var encoded: [UInt8] = []
-        // 992 bytes plus the array's 32-byte header is a 1 KiB block: inside glibc's per-thread cache (blocks up to
-        // 1032 bytes), where 1024 bytes of capacity took the slower general path on every request.
-        encoded.reserveCapacity(992)
+        var encoded = worker.takeSignedHeadBuffer()
         do {
             try signer.signHead(plan.request, payload: plan.payload, date: worker.signingDate(), into: &encoded)
         } catch {

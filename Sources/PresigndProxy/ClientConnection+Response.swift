@@ -68,14 +68,17 @@ extension ClientConnection: UpstreamConnectionDelegate {
     }
 
     func processUpstreamInput() {
-        while let exchange, let upstream = exchange.upstream, !isClosed {
+        // One strong reference each for the whole loop, not a retain and a release per decoded step; the loop
+        // ends as soon as the connection's exchange or the exchange's upstream is another (or none).
+        guard let exchange, let upstream = exchange.upstream else { return }
+        let input = upstream.input
+        while !isClosed, self.exchange === exchange, exchange.upstream === upstream {
             if EvBuffer.length(output) > settings.highWatermark {
                 upstreamReadPaused = true
                 upstream.disableReading()
                 return
             }
             // Decoded even when empty: a finished body still owes its `.end`.
-            let input = upstream.input
             let decoded: ResponseDecoderOutput
             do {
                 decoded = try EvBuffer.withFirstSegment(input) { segment, available throws(HTTPParseError) in

@@ -36,24 +36,32 @@ enum RequestRewriter {
     static func prepare(
         head: RequestHead, framing: BodyFraming, settings: ProxySettings
     ) -> Result<RewriteDecision, ProxyError> {
-        if head.method == "CONNECT" { return .failure(.notImplemented("CONNECT is not supported")) }
+        Result { () throws(ProxyError) in try rewrite(head: head, framing: framing, settings: settings) }
+    }
+
+    /// `prepare` as a throwing function, for the hot path: the decision is returned as itself, not inside a
+    /// `Result` whose destruction goes through the runtime's generic value witnesses on every request.
+    static func rewrite(
+        head: RequestHead, framing: BodyFraming, settings: ProxySettings
+    ) throws(ProxyError) -> RewriteDecision {
+        if head.method == "CONNECT" { throw .notImplemented("CONNECT is not supported") }
         let rawTarget: Substring
         switch originForm(of: head) {
         case .success(let target): rawTarget = target
-        case .failure(let error): return .failure(error)
+        case .failure(let error): throw error
         }
         let (rawPath, rawQuery) = splitTarget(rawTarget)
         let decodedPath: [UInt8]
         do {
             decodedPath = try URIEncoding.decodePath(rawPath.utf8, plusIsSpace: false)
         } catch {
-            return .failure(.badRequest("invalid percent-encoding or UTF-8 in the path"))
+            throw .badRequest("invalid percent-encoding or UTF-8 in the path")
         }
         var routeDecision = settings.router.route(decodedPath: decodedPath)
         if case .bucket(let index, _, _) = routeDecision, settings.router.routes[index].plusInPathIsSpace {
             // Clients pasting S3-console URLs: `+` in the path means a space (SIGV4-S3-RULES §2.4).
             guard let spaced = try? URIEncoding.decodePath(rawPath.utf8, plusIsSpace: true) else {
-                return .failure(.badRequest("invalid percent-encoding in the path"))
+                throw .badRequest("invalid percent-encoding in the path")
             }
             routeDecision = settings.router.route(decodedPath: spaced)
         }
@@ -62,9 +70,9 @@ enum RequestRewriter {
         let key: ArraySlice<UInt8>
         switch routeDecision {
         case .serviceRoot:
-            return .success(.serviceRoot)
+            return .serviceRoot
         case .noSuchBucket(let name):
-            return .failure(.noSuchBucket(name))
+            throw .noSuchBucket(name)
         case .bucket(let index, let path, let objectKey):
             routeIndex = index
             upstreamPath = path
@@ -75,7 +83,7 @@ enum RequestRewriter {
         do {
             query = try URIEncoding.parseQuery(rawQuery: rawQuery.utf8)
         } catch {
-            return .failure(.badRequest("invalid percent-encoding in the query"))
+            throw .badRequest("invalid percent-encoding in the query")
         }
         // Client presign parameters never reach the upstream (DESIGN §6).
         if query.contains(where: { PresignParameters.isPresignParameter(name: $0.name) }) {
@@ -85,17 +93,17 @@ enum RequestRewriter {
         let listPrefixes = query.filter { $0.name == "prefix" }.map(\.value)
         for listPrefix in listPrefixes.isEmpty ? [nil] : listPrefixes.map(Optional.some) {
             if let denial = AccessPolicy.denial(route: route, method: head.method, key: key, listPrefix: listPrefix) {
-                return .failure(.accessDenied(denial))
+                throw .accessDenied(denial)
             }
         }
         if let maxUpload = route.maxUploadSize, case .contentLength(let length) = framing, length > maxUpload {
-            return .failure(.entityTooLarge)
+            throw .entityTooLarge
         }
         // Fields read in place: a copy of the whole UpstreamTarget retains every field of it.
         let upstreamIndex = route.upstreamIndex
         let path = URIEncoding.encode(upstreamPath, keepingSlash: true)
         if route.redirect && AccessPolicy.isReadMethod(head.method) && !key.isEmpty {
-            return .success(.redirect(RedirectPlan(route: route, method: head.method, path: path, query: query)))
+            return .redirect(RedirectPlan(route: route, method: head.method, path: path, query: query))
         }
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(head.headers.count + 2)
@@ -110,7 +118,7 @@ enum RequestRewriter {
                 // CopyObject / UploadPartCopy read the source with presignd's keys: the source must
                 // be a bucket presignd serves on the same upstream, inside its policy.
                 switch CopySource.rewrite(value, settings: settings, upstreamIndex: route.upstreamIndex) {
-                case .failure(let error): return .failure(error)
+                case .failure(let error): throw error
                 case .success(let rewritten): headers.append((name, rewritten))
                 }
                 continue
@@ -120,7 +128,7 @@ enum RequestRewriter {
         var payload: PayloadHash = framing == .none ? .emptyBody : .unsigned
         if let clientPayload {
             guard let parsed = PayloadHash(clientValue: clientPayload) else {
-                return .failure(.badRequest("x-amz-content-sha256 is neither a SHA-256 hex digest nor a known mode"))
+                throw .badRequest("x-amz-content-sha256 is neither a SHA-256 hex digest nor a known mode")
             }
             payload = parsed
         }
@@ -129,7 +137,7 @@ enum RequestRewriter {
             head: head, framing: framing, payload: payload,
             forwardsAWSChunked: settings.upstreams[upstreamIndex].forwardsAWSChunked, headers: &headers)
         {
-        case .failure(let error): return .failure(error)
+        case .failure(let error): throw error
         case .success(let plan): body = plan
         }
         if case .spool(true, _) = body { payload = .unsigned }
@@ -137,11 +145,10 @@ enum RequestRewriter {
             headers.append(("Content-Length", String(length)))
         }
         let request = SignableRequest(method: head.method, path: path, query: query, headers: headers)
-        return .success(
-            .forward(
-                ForwardPlan(
-                    upstreamIndex: route.upstreamIndex, bucket: route.name, logPath: path, request: request,
-                    payload: payload, body: body, maxUploadSize: route.maxUploadSize)))
+        return .forward(
+            ForwardPlan(
+                upstreamIndex: route.upstreamIndex, bucket: route.name, logPath: path, request: request,
+                payload: payload, body: body, maxUploadSize: route.maxUploadSize))
     }
 
     /// What the rewriter does with one client header.

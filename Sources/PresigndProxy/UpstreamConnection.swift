@@ -41,8 +41,10 @@ final class UpstreamConnection: SocketReadPumpDelegate {
     unowned(unsafe) var delegate: UpstreamConnectionDelegate?
     /// Called once when the TLS handshake completes, with whether it resumed a session (metrics).
     var onTLSHandshake: ((Bool) -> Void)?
-    /// Set while idle in a pool: called when the idle connection closes or times out.
-    var onIdleClose: ((UpstreamConnection) -> Void)?
+    /// The pool holding this connection while it is idle: told when the connection speaks, ends or times out.
+    /// The pool's idle list keeps the connection alive, and the connection is freed (events off) before the
+    /// pool lets go of it: `unowned(unsafe)` spares an unowned reference's atomic checks.
+    unowned(unsafe) var idlePool: UpstreamPool?
     private var isFreed = false
     /// A failure reported before anyone listened (evdns can answer inside `connect_hostname`).
     private(set) var earlyFailure: UpstreamFailure?
@@ -182,7 +184,7 @@ final class UpstreamConnection: SocketReadPumpDelegate {
         connectDeadline?.cancel()
         connectDeadline = nil
         delegate = nil
-        onIdleClose = nil
+        idlePool = nil
         if let ssl, isConnected {
             SSL_set_shutdown(ssl, SSL_RECEIVED_SHUTDOWN)
             SSL_shutdown(ssl)
@@ -194,9 +196,9 @@ final class UpstreamConnection: SocketReadPumpDelegate {
     private func handleReadable() {
         if let delegate {
             withRetained(delegate) { delegate.upstreamReadable(self) }
-        } else if let onIdleClose {
+        } else if let idlePool {
             // An idle pooled connection must not talk; whatever it says, it is done.
-            onIdleClose(self)
+            idlePool.remove(self)
         }
     }
 
@@ -242,8 +244,8 @@ final class UpstreamConnection: SocketReadPumpDelegate {
         connectDeadline?.cancel()
         if let delegate {
             withRetained(delegate) { delegate.upstreamEnded(self, failure) }
-        } else if let onIdleClose {
-            onIdleClose(self)
+        } else if let idlePool {
+            idlePool.remove(self)
         } else {
             earlyFailure = failure
         }

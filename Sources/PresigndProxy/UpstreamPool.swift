@@ -4,11 +4,11 @@ final class UpstreamPool {
     let sessions = TLSSessionStore()
     private var idle: [UpstreamConnection] = []
     private(set) var created = 0
-    /// One closure for every parked connection (not one allocated per request).
-    private lazy var removeOnIdleClose: (UpstreamConnection) -> Void = { [unowned self] closed in self.remove(closed) }
     private(set) var reused = 0
-    /// Told the idle count after every change (the worker publishes it as a metric).
-    var onIdleCountChange: ((Int) -> Void)?
+    /// Told the idle count after every change (`reportIdleCount`). The worker's metrics outlive its pools:
+    /// `unowned(unsafe)` spares a retain and a release per call, as a stored closure would cost.
+    private unowned(unsafe) var metrics: WorkerMetrics?
+    private var metricSlot = 0
 
     /// From the pool's `UpstreamTarget` (one pool per upstream and configuration).
     private let maxIdleConnections: Int
@@ -22,13 +22,23 @@ final class UpstreamPool {
 
     var idleCount: Int { idle.count }
 
+    /// Publishes the idle count to `metrics` (gauge `slot`) after every change.
+    func reportIdleCount(to metrics: WorkerMetrics, slot: Int) {
+        self.metrics = metrics
+        metricSlot = slot
+    }
+
+    private func idleCountChanged() {
+        metrics?.poolIdle(slot: metricSlot, count: idle.count)
+    }
+
     /// A pooled connection, or nil when the caller must connect a new one.
     func take() -> UpstreamConnection? {
         guard let connection = idle.popLast() else { return nil }
-        connection.onIdleClose = nil
+        connection.idlePool = nil
         connection.isReused = true
         reused += 1
-        onIdleCountChange?(idle.count)
+        idleCountChanged()
         return connection
     }
 
@@ -43,22 +53,23 @@ final class UpstreamPool {
         }
         // While idle: any byte, EOF or the idle timeout closes it.
         connection.setTimeouts(readMilliseconds: idleTimeoutMilliseconds, writeMilliseconds: idleTimeoutMilliseconds)
-        connection.onIdleClose = removeOnIdleClose
+        connection.idlePool = self
         connection.enableReading()
         idle.append(connection)
-        onIdleCountChange?(idle.count)
+        idleCountChanged()
     }
 
-    private func remove(_ connection: UpstreamConnection) {
+    /// An idle connection spoke (a byte, EOF) or timed out: it is done.
+    func remove(_ connection: UpstreamConnection) {
         idle.removeAll { $0 === connection }
         connection.free()
-        onIdleCountChange?(idle.count)
+        idleCountChanged()
     }
 
     /// Closes every idle connection (shutdown, reload).
     func closeAll() {
         for connection in idle { connection.free() }
         idle.removeAll()
-        onIdleCountChange?(0)
+        idleCountChanged()
     }
 }

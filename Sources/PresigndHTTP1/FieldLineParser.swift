@@ -18,15 +18,38 @@ enum FieldLineParser {
         return headers
     }
 
-    /// `parseFields` for a proxy that forwards a response head: every line is validated, the fields whose
-    /// name `keeping` accepts become `headers`, and the end-to-end lines (all but `ResponseHead.isHopByHopField`)
-    /// are copied as received into `endToEnd`, CRLFs included; consecutive ones in one copy. One pass over
-    /// the head: the forwarding side appends `endToEnd` without looking at it again.
+    /// What a proxy forwarding a response head needs from its framing fields (Content-Length,
+    /// Transfer-Encoding, Connection), gathered from the bytes while `parseForwardedFields` validates and copies
+    /// the lines: no `String` and no `HTTPHeaders` for them.
+    struct ForwardedFraming {
+        var contentLengthFields = 0
+        /// The last Content-Length value when it is a plain number (1 to 18 digits, nothing else).
+        var contentLength: Int?
+        var transferEncodingFields = 0
+        /// The (single) Transfer-Encoding value is exactly one list element, `chunked` in any case.
+        var isChunked = false
+        /// A Connection field names `close` / `keep-alive`.
+        var close = false
+        var keepAlive = false
+
+        /// Framing the fast path decides alone: no Transfer-Encoding and at most one plain Content-Length, or a
+        /// lone `Transfer-Encoding: chunked` without Content-Length. Anything else (repeated or listed lengths,
+        /// other codings, both fields) is left to the full rules (`MessageFraming.bodyFraming`).
+        var isPlain: Bool {
+            if transferEncodingFields == 0 {
+                return contentLengthFields == 0 || (contentLengthFields == 1 && contentLength != nil)
+            }
+            return transferEncodingFields == 1 && isChunked && contentLengthFields == 0
+        }
+    }
+
+    /// `parseFields` for a proxy that forwards a response head: every line is validated, the end-to-end lines
+    /// (all but `ResponseHead.isHopByHopField`) are copied as received, CRLFs included, consecutive ones in one
+    /// copy, and the framing fields are read into `framing`. One pass over the head: the forwarding side appends
+    /// the lines without looking at them again.
     static func parseForwardedFields(
-        _ head: UnsafeBufferPointer<UInt8>, from: Int, keeping: (UnsafeBufferPointer<UInt8>) -> Bool
-    ) throws(HTTPParseError) -> (headers: HTTPHeaders, endToEnd: [UInt8]) {
-        var headers = HTTPHeaders()
-        headers.reserveCapacity(4)
+        _ head: UnsafeBufferPointer<UInt8>, from: Int, framing: inout ForwardedFraming
+    ) throws(HTTPParseError) -> [UInt8] {
         var endToEnd: [UInt8] = []
         endToEnd.reserveCapacity(max(0, head.count - from))
         var keptFrom = from
@@ -35,9 +58,19 @@ enum FieldLineParser {
             let line = UnsafeBufferPointer(rebasing: head[lineStart..<lineEnd])
             let field = try split(line)
             let name = UnsafeBufferPointer(rebasing: line[field.name])
-            if keeping(name) {
-                headers.add(
-                    name: ASCII.internedString(line, field.name), value: ASCII.internedString(line, field.value))
+            let value = UnsafeBufferPointer(rebasing: line[field.value])
+            switch name.count {
+            case 10 where ASCII.equalsLowercase(name, "connection"):
+                if HTTPHeaders.listContains(value, token: "close") { framing.close = true }
+                if HTTPHeaders.listContains(value, token: "keep-alive") { framing.keepAlive = true }
+            case 14 where ASCII.equalsLowercase(name, "content-length"):
+                framing.contentLengthFields += 1
+                framing.contentLength = MessageFraming.plainDecimal(value)
+            case 17 where ASCII.equalsLowercase(name, "transfer-encoding"):
+                framing.transferEncodingFields += 1
+                framing.isChunked = ASCII.equalsLowercase(value, "chunked")
+            default:
+                break
             }
             if ResponseHead.isHopByHopField(name) {
                 endToEnd.append(contentsOf: UnsafeBufferPointer(rebasing: head[keptFrom..<lineStart]))
@@ -46,7 +79,7 @@ enum FieldLineParser {
             lineStart = lineEnd + 2
         }
         endToEnd.append(contentsOf: UnsafeBufferPointer(rebasing: head[keptFrom..<max(keptFrom, lineStart)]))
-        return (headers, endToEnd)
+        return endToEnd
     }
 
     /// The index of the CR ending the line that starts at `from` (lines are CRLF-terminated and CR is never bare).

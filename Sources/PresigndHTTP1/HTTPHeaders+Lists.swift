@@ -13,24 +13,26 @@ extension HTTPHeaders {
 
     /// Whether a list field such as Connection names `token` (case-insensitive, RFC 9110 §7.6.1).
     func listContains(_ name: String, token: StaticString) -> Bool {
-        // Runs for every message (keep-alive): no arrays, one pass over each matching value's bytes.
         for (fieldName, value) in self where ASCII.equalsIgnoringCase(fieldName, name) {
             var value = value
-            let found = value.withUTF8 { bytes -> Bool in
-                var start = 0
-                while start < bytes.count {
-                    var end = start
-                    while end < bytes.count, bytes[end] != ASCII.comma { end += 1 }
-                    var low = start
-                    var high = end
-                    while low < high, ASCII.isWhitespace(bytes[low]) { low += 1 }
-                    while high > low, ASCII.isWhitespace(bytes[high - 1]) { high -= 1 }
-                    if ASCII.equalsLowercase(UnsafeBufferPointer(rebasing: bytes[low..<high]), token) { return true }
-                    start = end + 1
-                }
-                return false
-            }
-            if found { return true }
+            if value.withUTF8({ Self.listContains($0, token: token) }) { return true }
+        }
+        return false
+    }
+
+    /// Whether the list value `bytes` (comma-separated, OWS around elements) names `token`, ignoring case.
+    /// Runs for every message (keep-alive): no arrays, one pass over the bytes.
+    static func listContains(_ bytes: UnsafeBufferPointer<UInt8>, token: StaticString) -> Bool {
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            while end < bytes.count, bytes[end] != ASCII.comma { end += 1 }
+            var low = start
+            var high = end
+            while low < high, ASCII.isWhitespace(bytes[low]) { low += 1 }
+            while high > low, ASCII.isWhitespace(bytes[high - 1]) { high -= 1 }
+            if ASCII.equalsLowercase(UnsafeBufferPointer(rebasing: bytes[low..<high]), token) { return true }
+            start = end + 1
         }
         return false
     }

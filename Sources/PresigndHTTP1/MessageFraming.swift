@@ -58,9 +58,14 @@ enum MessageFraming {
     /// A value that is nothing but 1 to 18 digits (no list, no whitespace: the field parser trimmed OWS),
     /// or nil for anything else, which the full rules then decide.
     static func plainDecimal(_ value: String) -> Int? {
+        var value = value
+        return value.withUTF8 { plainDecimal($0) }
+    }
+
+    static func plainDecimal(_ value: UnsafeBufferPointer<UInt8>) -> Int? {
         var result = 0
         var digits = 0
-        for byte in value.utf8 {
+        for byte in value {
             guard ASCII.isDigit(byte), digits < 18 else { return nil }
             result = result * 10 + Int(byte &- UInt8(ascii: "0"))
             digits += 1

@@ -25,10 +25,10 @@ public struct ResponseDecoder: Sendable {
     public private(set) var framing = BodyFraming.none
     /// The connection may carry another response after this one (RFC 9112 §9.3); false for `.untilClose`.
     public private(set) var isKeepAlive = true
-    /// When set, heads carry their end-to-end field lines raw (`ResponseHead.rawFields`) and `headers` holds only
-    /// `Content-Length`, `Transfer-Encoding` and `Connection`: a proxy forwards the rest as received
-    /// instead of making two Strings per field. Heads needing normalization (repeated `Content-Length`)
-    /// come fully parsed, without `rawFields`.
+    /// When set, heads carry their end-to-end field lines raw (`ResponseHead.rawFields`) and `headers` stays empty:
+    /// the framing fields are read from the bytes and a proxy forwards the lines as received instead of making
+    /// two Strings per field. Heads needing normalization or refusal (repeated or listed `Content-Length`, codings
+    /// other than a lone `chunked`) come fully parsed, without `rawFields`.
     public var forwardsRawFields = false
 
     public init(limits: DecoderLimits = .init()) {
@@ -69,9 +69,7 @@ public struct ResponseDecoder: Sendable {
                 case .complete(let parsed, let consumed):
                     framing = parsed.framing
                     bodyDecoder = BodyDecoder(parsed.framing)
-                    isKeepAlive =
-                        parsed.framing != .untilClose
-                        && MessageFraming.isKeepAlive(parsed.head.headers, version: parsed.head.version)
+                    isKeepAlive = parsed.framing != .untilClose && parsed.isKeepAlive
                     state = .body
                     return .head(parsed.head, consumed: consumed)
                 }
@@ -95,41 +93,53 @@ public struct ResponseDecoder: Sendable {
         return false
     }
 
+    private struct Parsed {
+        var head: ResponseHead
+        var framing: BodyFraming
+        /// RFC 9112 §9.3 from the Connection fields and the version (`untilClose` bodies end it regardless).
+        var isKeepAlive: Bool
+    }
+
     private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, isHeadRequest: Bool, raw: Bool)
-        throws(HTTPParseError) -> (head: ResponseHead, framing: BodyFraming)
+        throws(HTTPParseError) -> Parsed
     {
         let lineEnd = FieldLineParser.lineEnd(bytes, from: 0) ?? bytes.count
         let line = try StatusLineParser.parse(UnsafeBufferPointer(rebasing: bytes[..<lineEnd]))
         var head = ResponseHead(version: line.version, status: line.status, reason: line.reason)
         let fieldsStart = min(lineEnd + 2, bytes.count)
-        if raw {
-            let fields = try FieldLineParser.parseForwardedFields(bytes, from: fieldsStart, keeping: isFramingField)
-            head.headers = fields.headers
-            if head.headers.count(of: "Content-Length") > 1 {
-                // Repeated Content-Length is collapsed below: forward the normalized fields instead.
-                head.headers = try FieldLineParser.parseFields(bytes, from: fieldsStart)
-            } else {
-                head.rawFields = fields.endToEnd
-            }
-        } else {
+        if head.status == 101 {
+            // Validated like any head first: a malformed one reports what is wrong with it.
             head.headers = try FieldLineParser.parseFields(bytes, from: fieldsStart)
+            throw .unexpectedUpgrade
         }
-        if head.status == 101 { throw .unexpectedUpgrade }
         // RFC 9112 §6.3 (1): HEAD, 1xx, 204 and 304 responses end at the head, whatever their fields say.
-        if isHeadRequest || head.isInterim || head.status == 204 || head.status == 304 {
-            return (head, .none)
+        let hasNoBody = isHeadRequest || head.isInterim || head.status == 204 || head.status == 304
+        if raw {
+            var fields = FieldLineParser.ForwardedFraming()
+            let endToEnd = try FieldLineParser.parseForwardedFields(bytes, from: fieldsStart, framing: &fields)
+            // Transfer-Encoding in HTTP/1.0 is an error the full rules report.
+            if fields.isPlain && (fields.transferEncodingFields == 0 || head.version != .http1_0) {
+                head.rawFields = endToEnd
+                let isKeepAlive = !fields.close && (head.version != .http1_0 || fields.keepAlive)
+                let framing: BodyFraming
+                if hasNoBody {
+                    framing = .none
+                } else if fields.transferEncodingFields > 0 {
+                    framing = .chunked
+                } else if let length = fields.contentLength {
+                    framing = .contentLength(length)
+                } else {
+                    framing = .untilClose
+                }
+                return Parsed(head: head, framing: framing, isKeepAlive: isKeepAlive)
+            }
+            // Repeated or listed lengths are normalized (and conflicts refused) by the full rules below: the
+            // normalized fields are forwarded instead of the raw lines.
         }
+        head.headers = try FieldLineParser.parseFields(bytes, from: fieldsStart)
+        let isKeepAlive = MessageFraming.isKeepAlive(head.headers, version: head.version)
+        if hasNoBody { return Parsed(head: head, framing: .none, isKeepAlive: isKeepAlive) }
         let framing = try MessageFraming.bodyFraming(&head.headers, version: head.version) ?? .untilClose
-        return (head, framing)
-    }
-
-    /// The fields a raw-forwarding decoder still parses: they frame the message or decide keep-alive.
-    private static func isFramingField(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        switch name.count {
-        case 10: ASCII.equalsLowercase(name, "connection")
-        case 14: ASCII.equalsLowercase(name, "content-length")
-        case 17: ASCII.equalsLowercase(name, "transfer-encoding")
-        default: false
-        }
+        return Parsed(head: head, framing: framing, isKeepAlive: isKeepAlive)
     }
 }

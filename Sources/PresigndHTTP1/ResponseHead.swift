@@ -10,7 +10,8 @@ public struct ResponseHead: Sendable, Equatable {
     public var headers: HTTPHeaders
     /// Set by a `ResponseDecoder` with `forwardsRawFields`: the end-to-end field lines as received and
     /// validated (every line but the hop-by-hop ones, `isHopByHopField`), each ending in CRLF, without the
-    /// final empty line: what a proxy forwards. `headers` then holds only the framing fields.
+    /// final empty line: what a proxy forwards. `headers` is then empty (the decoder read the framing fields
+    /// from the bytes).
     public var rawFields: [UInt8]?
 
     public init(version: HTTPVersion = .http1_1, status: Int, reason: String? = nil, headers: HTTPHeaders = .init()) {

@@ -25,6 +25,10 @@ import Testing
         "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\ncontent-length:2\r\n\r\nok",
         "HTTP/1.1 200 OK\r\nConnection: close\r\nKeep-Alive: timeout=5\r\nX-Empty:\r\n\r\nbody until close",
         "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nLocation: /b/k\r\nContent-Length: 0\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nConnection: Keep-Alive , CLOSE\r\nContent-Length: 1\r\n\r\nx",
+        "HTTP/1.0 200 OK\r\nConnection: upgrade\r\nConnection: KEEP-ALIVE\r\nContent-Length: 1\r\n\r\nx",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: Chunked\r\nConnection: keep-alive\r\n\r\n0\r\n\r\n",
+        "HTTP/1.1 304 Not Modified\r\nContent-Length: 7\r\nETag: \"x\"\r\n\r\n",
     ])
     func rawFieldsMatchTheParsedHead(response: String) {
         let parsed = decodeResponses(response)
@@ -84,8 +88,11 @@ import Testing
         #expect(!ResponseHead.isHopByHopField(name.utf8))
     }
 
-    @Test func repeatedContentLengthComesNormalizedWithoutRawFields() {
-        let response = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX: y\r\nContent-Length: 2\r\n\r\nok"
+    @Test(arguments: [
+        "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX: y\r\nContent-Length: 2\r\n\r\nok",
+        "HTTP/1.1 200 OK\r\nX: y\r\nContent-Length: 2 , 2\r\n\r\nok",
+    ])
+    func repeatedContentLengthComesNormalizedWithoutRawFields(response: String) {
         let parsed = decodeResponses(response)
         let raw = decodeResponses(response, rawFields: true)
         #expect(raw.messages.first?.head.rawFields == nil)

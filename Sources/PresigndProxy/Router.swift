@@ -37,9 +37,14 @@ struct Router: Sendable {
     /// Route indices, longest mount first, so `/photos` wins over a `/` catch-all.
     private let order: [Int]
 
+    /// Per route: its mount is `/` + its upstream name (path-style under the bucket's own name, the default),
+    /// so the decoded path is already the upstream path and is passed on as it is, not copied.
+    private let mountIsUpstreamPrefix: [Bool]
+
     init(routes: [BucketRoute]) {
         self.routes = routes
         self.order = routes.indices.sorted { routes[$0].mount.count > routes[$1].mount.count }
+        self.mountIsUpstreamPrefix = routes.map { $0.mount == [UInt8(ascii: "/")] + Array($0.name.utf8) }
     }
 
     func route(decodedPath path: [UInt8]) -> RouteDecision {
@@ -57,11 +62,16 @@ struct Router: Sendable {
                 continue
             }
             // Path-style upstream: `/bucket` + the remainder as sent (`""`, `/`, or `/key`).
-            var upstreamPath: [UInt8] = []
-            upstreamPath.reserveCapacity(1 + routes[index].name.utf8.count + remainder.count)
-            upstreamPath.append(slash)
-            upstreamPath.append(contentsOf: routes[index].name.utf8)
-            upstreamPath.append(contentsOf: remainder)
+            var upstreamPath: [UInt8]
+            if mountIsUpstreamPrefix[index] {
+                upstreamPath = path
+            } else {
+                upstreamPath = []
+                upstreamPath.reserveCapacity(1 + routes[index].name.utf8.count + remainder.count)
+                upstreamPath.append(slash)
+                upstreamPath.append(contentsOf: routes[index].name.utf8)
+                upstreamPath.append(contentsOf: remainder)
+            }
             let key = remainder.first == slash ? remainder.dropFirst() : remainder
             return .bucket(routeIndex: index, upstreamPath: upstreamPath, key: key)
         }

@@ -53,9 +53,9 @@ public struct RequestDecoder: Sendable {
                 {
                 case .needMore(let consumed):
                     return .needMore(consumed: consumed)
-                case .complete(let head, let consumed):
-                    try begin(head)
-                    return .head(head.head, consumed: consumed)
+                case .complete(let parsed, let consumed):
+                    try begin(parsed)
+                    return .head(parsed.head, consumed: consumed)
                 }
             case .body:
                 let step = try bodyDecoder.next(bytes, available: available, limits: limits)
@@ -68,7 +68,14 @@ public struct RequestDecoder: Sendable {
         }
     }
 
-    private mutating func begin(_ parsed: (head: RequestHead, framing: BodyFraming)) throws(HTTPParseError) {
+    /// A parsed head and its framing: a struct, not a tuple, so that moving it through `HeadReader.Step` is
+    /// compiled code rather than the runtime's generic tuple witnesses (several hundred instructions a request).
+    private struct Parsed {
+        var head: RequestHead
+        var framing: BodyFraming
+    }
+
+    private mutating func begin(_ parsed: Parsed) throws(HTTPParseError) {
         framing = parsed.framing
         bodyDecoder = BodyDecoder(parsed.framing)
         let head = parsed.head
@@ -82,9 +89,7 @@ public struct RequestDecoder: Sendable {
     }
 
     /// Parses a complete head and applies the request rules that need all fields (RFC 9112 §3.2, §6).
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(HTTPParseError)
-        -> (head: RequestHead, framing: BodyFraming)
-    {
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> Parsed {
         let lineEnd = FieldLineParser.lineEnd(bytes, from: 0) ?? bytes.count
         let line = try RequestLineParser.parse(UnsafeBufferPointer(rebasing: bytes[..<lineEnd]))
         var head = RequestHead(method: line.method, target: line.target, version: line.version)
@@ -94,6 +99,6 @@ public struct RequestDecoder: Sendable {
         if hosts == 0, head.version == .http1_1 { throw .missingHost }
         // RFC 9112 §6.3 (7): a request without Content-Length or Transfer-Encoding has no body.
         let framing = try MessageFraming.bodyFraming(&head.headers, version: head.version) ?? .none
-        return (head, framing)
+        return Parsed(head: head, framing: framing)
     }
 }

@@ -28,6 +28,12 @@ public struct ResponseHead: Sendable, Equatable {
     /// `Keep-Alive`, `Proxy-Connection`, `TE`, `Trailer`, `Transfer-Encoding`, `Upgrade`) and
     /// `Proxy-Authenticate`, which is meant for a proxy's own client. Names compare ignoring ASCII case.
     public static func isHopByHopField(_ name: some Collection<UInt8>) -> Bool {
+        if let result = name.withContiguousStorageIfAvailable({ isHopByHopField($0) }) { return result }
+        return Array(name).withUnsafeBufferPointer { isHopByHopField($0) }
+    }
+
+    /// `isHopByHopField` on contiguous bytes (the decoder's path: no generic byte walk).
+    static func isHopByHopField(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
         switch name.count {
         case 2: ASCII.equalsLowercase(name, "te")
         case 7: ASCII.equalsLowercase(name, "trailer") || ASCII.equalsLowercase(name, "upgrade")

@@ -4,6 +4,30 @@ import Testing
 
 /// The constant-mask byte classes the field-line loop uses agree with the RFC definitions for every byte.
 @Suite struct ByteClassTests {
+    /// The contiguous `equalsLowercase` agrees with the sequence version: every byte value in every position of
+    /// a literal's length, other lengths, and each letter in either case.
+    @Test func contiguousEqualsLowercaseAgreesWithTheSequenceVersion() {
+        let literal: StaticString = "content-length"
+        let base = Array("Content-Length".utf8)
+        func check(_ bytes: [UInt8]) {
+            let contiguous = bytes.withUnsafeBufferPointer { ASCII.equalsLowercase($0, literal) }
+            #expect(contiguous == ASCII.equalsLowercase(bytes[...], literal), "\(bytes)")
+        }
+        check(base)
+        check(Array(base.dropLast()))
+        check(base + [0x20])
+        check([])
+        for position in base.indices {
+            for byte in UInt8.min...UInt8.max {
+                var bytes = base
+                bytes[position] = byte
+                check(bytes)
+            }
+        }
+        let upper = Array("CONTENT-LENGTH".utf8)
+        #expect(upper.withUnsafeBufferPointer { ASCII.equalsLowercase($0, literal) })
+    }
+
     @Test func tokenBytesAreExactlyTchar() {
         let tchar = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
         for byte in UInt8.min...UInt8.max {

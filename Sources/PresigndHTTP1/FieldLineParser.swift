@@ -33,13 +33,14 @@ enum FieldLineParser {
         var keepAlive = false
 
         /// Framing the fast path decides alone: no Transfer-Encoding and at most one plain Content-Length, or a
-        /// lone `Transfer-Encoding: chunked` without Content-Length. Anything else (repeated or listed lengths,
-        /// other codings, both fields) is left to the full rules (`MessageFraming.bodyFraming`).
-        var isPlain: Bool {
+        /// lone `Transfer-Encoding: chunked` without Content-Length outside HTTP/1.0. Anything else (repeated or
+        /// listed lengths, other codings, both fields, chunked in HTTP/1.0) is left to the full rules
+        /// (`MessageFraming.bodyFraming`), which normalize or refuse it.
+        func isPlain(version: HTTPVersion) -> Bool {
             if transferEncodingFields == 0 {
                 return contentLengthFields == 0 || (contentLengthFields == 1 && contentLength != nil)
             }
-            return transferEncodingFields == 1 && isChunked && contentLengthFields == 0
+            return transferEncodingFields == 1 && isChunked && contentLengthFields == 0 && version != .http1_0
         }
     }
 

@@ -109,7 +109,7 @@ public struct ResponseDecoder: Sendable {
         let fieldsStart = min(lineEnd + 2, bytes.count)
         if head.status == 101 {
             // Validated like any head first: a malformed one reports what is wrong with it.
-            head.headers = try FieldLineParser.parseFields(bytes, from: fieldsStart)
+            _ = try FieldLineParser.parseFields(bytes, from: fieldsStart)
             throw .unexpectedUpgrade
         }
         // RFC 9112 §6.3 (1): HEAD, 1xx, 204 and 304 responses end at the head, whatever their fields say.
@@ -117,8 +117,7 @@ public struct ResponseDecoder: Sendable {
         if raw {
             var fields = FieldLineParser.ForwardedFraming()
             let endToEnd = try FieldLineParser.parseForwardedFields(bytes, from: fieldsStart, framing: &fields)
-            // Transfer-Encoding in HTTP/1.0 is an error the full rules report.
-            if fields.isPlain && (fields.transferEncodingFields == 0 || head.version != .http1_0) {
+            if fields.isPlain(version: head.version) {
                 head.rawFields = endToEnd
                 let isKeepAlive = !fields.close && (head.version != .http1_0 || fields.keepAlive)
                 let framing: BodyFraming

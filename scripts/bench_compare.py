@@ -16,7 +16,9 @@ to CPU 1. Every target is measured interleaved (the order rotates each repetitio
 Measurements (one table):
   * 1 KiB and 64 KiB GET, `wrk -t1 -c64 --latency`: requests/s, p50, p99, CPU µs per request of the proxy
     (utime+stime of all its processes from /proc/PID/stat over the run, divided by the requests wrk counted)
-    and of the origin;
+    and of the origin; plus "1 KiB distinct": the 1 KiB GET with `?n=<counter>` appended by a wrk script, so
+    that no two requests have the same head (presignd reuses the signed head of a byte-identical request in the
+    same second; this row pays rewriting and signing on every request);
   * big GET and PUT with curl, alone and N at once: MiB/s, the proxy's peak RSS (VmHWM after clear_refs;
     for nginx the sum over master and worker) and its CPU ms per GiB moved (for "direct": the origin's or the
     sink's);
@@ -481,12 +483,32 @@ def parse_time(text):
     return value * {"us": 1e-3, "ms": 1.0, "s": 1e3, "m": 6e4}[unit]  # milliseconds
 
 
+# Every request a different head: `?n=<counter>` (the origin serves the file whatever the query). presignd reuses
+# the signed head of a byte-identical request within its second (SignedHeadCache); this row shows the cost of
+# rewriting and signing every single request, which the issue's same-URL rows mostly do not pay.
+DISTINCT_SCRIPT = """
+local n = 0
+request = function()
+  n = n + 1
+  return wrk.format(nil, wrk.path .. "?n=" .. n)
+end
+"""
+DISTINCT = "-distinct"
+
+
 def wrk_run(bench, name, key, duration):
     server, origin = bench.server(name), bench.origin
     accepts = origin_accepts(origin)
     before, before_origin = cpu_ticks(server.pids), cpu_ticks(origin.pids)
-    out = subprocess.run(["wrk", "-t1", "-c64", f"-d{duration}s", "--timeout", "5s", "--latency",
-                          bench.url(name, key)], capture_output=True, text=True, timeout=duration + 30)
+    script = []
+    if key.endswith(DISTINCT):
+        key = key[:-len(DISTINCT)]
+        path = os.path.join(bench.workdir, "distinct.lua")
+        with open(path, "w") as f:
+            f.write(DISTINCT_SCRIPT)
+        script = ["-s", path]
+    out = subprocess.run(["wrk", "-t1", "-c64", f"-d{duration}s", "--timeout", "5s", "--latency"] + script +
+                         [bench.url(name, key)], capture_output=True, text=True, timeout=duration + 30)
     cpu, cpu_origin = cpu_ticks(server.pids) - before, cpu_ticks(origin.pids) - before_origin
     accepts = origin_accepts(origin) - accepts
     text = out.stdout
@@ -722,7 +744,8 @@ def main():
 
     load_before = os.getloadavg()
     started = time.time()
-    wrk_res = {(t, k): [] for t in TARGETS for k in ("obj1k", "obj64k")}
+    wrk_keys = ("obj1k", "obj1k" + DISTINCT, "obj64k")
+    wrk_res = {(t, k): [] for t in TARGETS for k in wrk_keys}
     rss_start = {}
     stream_res = {(t, m, p): [] for t in TARGETS for m in ("GET", "PUT") for p in (1, args.parallel)}
     syscall_res = {}
@@ -749,7 +772,7 @@ def main():
             for name in TARGETS:  # warm-up
                 wrk_run(bench, name, "obj1k", 1)
             for rep in range(reps):
-                for key in ("obj1k", "obj64k"):
+                for key in wrk_keys:
                     for name in order(rep):
                         r = wrk_run(bench, name, key, duration)
                         wrk_res[(name, key)].append(r)
@@ -804,7 +827,7 @@ def main():
     row("", cols)
     summary = {}
     if "wrk" in phases:
-        for key, label in (("obj1k", "1 KiB"), ("obj64k", "64 KiB")):
+        for key, label in (("obj1k", "1 KiB"), ("obj1k" + DISTINCT, "1 KiB distinct"), ("obj64k", "64 KiB")):
             for metric, text, spec in (("rps", "req/s", ".0f"), ("p50", "p50 ms", ".2f"), ("p99", "p99 ms", ".2f"),
                                        ("cpu", "proxy CPU µs/req", ".1f"), ("cpu_origin", "origin CPU µs/req", ".1f"),
                                        ("conns", "conns opened to origin", ".0f")):
@@ -857,6 +880,8 @@ def main():
         r = ratio("GET 1 KiB req/s", summary[("obj1k", "rps")], True)
         if r is not None: check(f"1 KiB GET req/s >= 1.0x nginx ({r:.2f}x)", r >= 1.0)
         ratio("GET 1 KiB p99 ms", summary[("obj1k", "p99")], False)
+        ratio("GET 1 KiB distinct CPU µs/req", summary[("obj1k" + DISTINCT, "cpu")], False)
+        ratio("GET 1 KiB distinct req/s", summary[("obj1k" + DISTINCT, "rps")], True)
         ratio("GET 64 KiB CPU µs/req", summary[("obj64k", "cpu")], False)
         r = ratio("GET 64 KiB req/s", summary[("obj64k", "rps")], True)
         if r is not None: check(f"64 KiB GET req/s >= 1.0x tuned nginx ({r:.2f}x)", r >= 1.0)

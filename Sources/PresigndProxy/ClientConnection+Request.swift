@@ -43,9 +43,18 @@ extension ClientConnection {
             // No early return on an empty buffer: a finished body still owes its `.end`.
             }
             let output: DecoderOutput
+            var probe = SignedHeadCache.Probe.ineligible
             do {
                 output = try EvBuffer.withFirstSegment(input) { segment, available throws(HTTPParseError) in
-                    try decoder.next(segment, available: available)
+                    let output = try decoder.next(segment, available: available)
+                    // A bodyless head read whole from this segment: its bytes are the signed-head cache's key
+                    // (a head that came in pieces was copied and drained, and is not looked up).
+                    if case .head(_, let consumed) = output, !headSpansReads, decoder.framing == .none {
+                        probe = worker.signedHeads.probe(
+                            UnsafeRawBufferPointer(rebasing: segment[..<consumed]),
+                            epochSeconds: worker.signingDate().epochSeconds)
+                    }
+                    return output
                 }
             } catch {
                 rejectMalformed(error)
@@ -54,16 +63,20 @@ extension ClientConnection {
             switch output {
             case .needMore(let consumed):
                 EvBuffer.drain(input, consumed)
-                if requestPhase == .head && !isHeadTimeoutSet {
-                    isHeadTimeoutSet = true
-                    setReadTimeout(settings.limits.headerTimeoutMilliseconds)
+                if requestPhase == .head {
+                    if consumed > 0 { headSpansReads = true }
+                    if !isHeadTimeoutSet {
+                        isHeadTimeoutSet = true
+                        setReadTimeout(settings.limits.headerTimeoutMilliseconds)
+                    }
                 }
                 if consumed == 0 { return }
             case .head(let head, let consumed):
                 EvBuffer.drain(input, consumed)
                 headStartedAt = nil
                 isHeadTimeoutSet = false
-                startExchange(head)
+                headSpansReads = false
+                startExchange(head, probe: probe)
             case .body(let skip, let count):
                 EvBuffer.drain(input, skip)
                 forwardRequestBody(count: count)
@@ -106,8 +119,8 @@ extension ClientConnection {
         }
     }
 
-    /// A head arrived: answer locally or start forwarding.
-    private func startExchange(_ head: RequestHead) {
+    /// A head arrived: answer locally or start forwarding (`probe`: what the signed-head cache holds for it).
+    private func startExchange(_ head: RequestHead, probe: SignedHeadCache.Probe) {
         // The decoder still owes this message's `.end` (at once when there is no body), so the
         // body phase runs even for bodyless requests.
         requestPhase = .body
@@ -117,6 +130,10 @@ extension ClientConnection {
         let isHTTP10 = head.version.minor == 0
         let keepAlive = decoder.isKeepAlive && !worker.isDraining
         if !keepAlive { closeAfterResponse = true }
+        if case .hit(let slot) = probe {
+            forwardCached(slot, head: head, isHTTP10: isHTTP10, keepAlive: keepAlive)
+            return
+        }
         let decision: RewriteDecision
         do {
             decision = try RequestRewriter.rewrite(head: head, framing: decoder.framing, settings: settings)
@@ -130,21 +147,47 @@ extension ClientConnection {
         case .serviceRoot:
             respondServiceRoot(method: head.method, isHTTP10: isHTTP10)
         case .forward(let plan):
-            forward(plan, head: head, isHTTP10: isHTTP10, keepAlive: keepAlive, hasBody: hasBody)
+            forward(plan, head: head, isHTTP10: isHTTP10, keepAlive: keepAlive, hasBody: hasBody, probe: probe)
         case .redirect(let plan):
             respondRedirect(plan, hasBody: hasBody, isHTTP10: isHTTP10)
         }
     }
 
-    private func forward(_ plan: ForwardPlan, head: RequestHead, isHTTP10: Bool, keepAlive: Bool, hasBody: Bool) {
+    /// Makes the connection's exchange for a forwarded request.
+    private func beginExchange(
+        method: String, logPath: String, bucket: String, upstreamIndex: Int, hasBody: Bool, keepAlive: Bool,
+        isHTTP10: Bool
+    ) -> Exchange {
         let exchange = Exchange(
-            requestID: worker.nextRequestID(), method: head.method, logPath: plan.logPath, bucket: plan.bucket,
-            upstreamIndex: plan.upstreamIndex, startedAt: worker.loop.nowMilliseconds(), encodedHead: [],
-            requestHasBody: hasBody, clientKeepAlive: keepAlive,
-            clientIsHTTP10: isHTTP10)
+            requestID: worker.nextRequestID(), method: method, logPath: logPath, bucket: bucket,
+            upstreamIndex: upstreamIndex, startedAt: worker.loop.nowMilliseconds(), encodedHead: [],
+            requestHasBody: hasBody, clientKeepAlive: keepAlive, clientIsHTTP10: isHTTP10)
         self.exchange = exchange
         responsePhase = .head
         worker.exchangeStarted(exchange, client: peerHost)
+        return exchange
+    }
+
+    /// Forwards a bodyless request with the head signed for an identical one in this second (`SignedHeadCache`).
+    private func forwardCached(_ slot: Int, head: RequestHead, isHTTP10: Bool, keepAlive: Bool) {
+        let cached = worker.signedHeads.entry(at: slot)
+        let exchange = beginExchange(
+            method: head.method, logPath: cached.logPath, bucket: cached.bucket, upstreamIndex: cached.upstreamIndex,
+            hasBody: false, keepAlive: keepAlive, isHTTP10: isHTTP10)
+        exchange.ops.reusedSignature = true
+        var encoded = worker.takeSignedHeadBuffer()
+        encoded.append(contentsOf: cached.signedHead)
+        exchange.encodedHead = encoded
+        attachUpstream(fresh: false)
+    }
+
+    private func forward(
+        _ plan: ForwardPlan, head: RequestHead, isHTTP10: Bool, keepAlive: Bool, hasBody: Bool,
+        probe: SignedHeadCache.Probe
+    ) {
+        let exchange = beginExchange(
+            method: head.method, logPath: plan.logPath, bucket: plan.bucket, upstreamIndex: plan.upstreamIndex,
+            hasBody: hasBody, keepAlive: keepAlive, isHTTP10: isHTTP10)
         if case .spool(_, let decodedLength) = plan.body {
             let limit = min(settings.maxSpoolSize, plan.maxUploadSize ?? Int.max)
             // A declared length over the limit is refused before `100 Continue` invites the body.
@@ -157,8 +200,14 @@ extension ClientConnection {
                 return
             }
         } else {
-            guard let encoded = signedHead(plan, exchange: exchange) else { return }
+            let date = worker.signingDate()
+            guard let encoded = signedHead(plan, exchange: exchange, date: date) else { return }
             exchange.encodedHead = encoded
+            if case .miss(let ticket) = probe, plan.body == .stream {
+                worker.signedHeads.fill(
+                    ticket, epochSeconds: date.epochSeconds, signedHead: encoded, logPath: plan.logPath,
+                    bucket: plan.bucket, upstreamIndex: plan.upstreamIndex)
+            }
         }
         if decoder.expectsContinue && hasBody {
             // R2 never sends 100 Continue: presignd answers it (DESIGN §2).
@@ -169,14 +218,14 @@ extension ClientConnection {
 
     /// Signs the plan now (signing is the last change to a request) and encodes the head.
     /// On failure the exchange is answered with an error and nil returned.
-    func signedHead(_ plan: ForwardPlan, exchange: Exchange) -> [UInt8]? {
+    func signedHead(_ plan: ForwardPlan, exchange: Exchange, date: AmzDate) -> [UInt8]? {
         guard let signer = worker.signer(for: plan.upstreamIndex) else {
             failBeforeResponse(.internalError("signer unavailable"))
             return nil
         }
         var encoded = worker.takeSignedHeadBuffer()
         do {
-            try signer.signHead(plan.request, payload: plan.payload, date: worker.signingDate(), into: &encoded)
+            try signer.signHead(plan.request, payload: plan.payload, date: date, into: &encoded)
         } catch {
             worker.metrics.signingFailed()
             failBeforeResponse(.internalError("signing failed"))

@@ -14,6 +14,8 @@ struct ExchangeObservation {
     var upstreamReused: Bool?
     /// The S3 error code presignd answered with, or `aborted` when the exchange was cut short.
     var errorCode: String?
+    /// The signed head came from `SignedHeadCache` (an identical request in the same second).
+    var reusedSignature = false
 
     mutating func upstreamAttached(slot: Int, reused: Bool) {
         upstreamSlot = slot

@@ -25,6 +25,8 @@ final class Worker {
     /// An ended exchange's signed-head buffer, empty, for the next one (`takeSignedHeadBuffer`).
     private var spareSignedHead: [UInt8] = []
     private var lastSigningDate: AmzDate?
+    /// Signed heads of recent bodyless requests, reused within their second (emptied with the configuration).
+    var signedHeads = SignedHeadCache()
     private let requestIDPrefix: String
     private var control: CrossThreadEvent?
     private var pendingSettings: ProxySettings?
@@ -50,6 +52,7 @@ final class Worker {
         metricSlots = settings.upstreams.map { metrics.upstreamSlot(named: $0.name) }
         for (pool, slot) in zip(pools, metricSlots) { pool.reportIdleCount(to: metrics, slot: slot) }
         signers = Array(repeating: nil, count: settings.upstreams.count)
+        signedHeads.removeAll()
     }
 
     /// Accepts on the given sockets (called before the thread starts).
@@ -180,7 +183,8 @@ final class Worker {
         metrics.requestEnded(
             bucket: exchange.bucket, method: exchange.method, status: exchange.responseStatus,
             bytesIn: exchange.requestBodyBytes, bytesOut: exchange.responseBodyBytes, durationMicros: duration,
-            upstreamSlot: ops.upstreamSlot, upstreamLatencyMicros: ops.upstreamLatencyMicros)
+            upstreamSlot: ops.upstreamSlot, upstreamLatencyMicros: ops.upstreamLatencyMicros,
+            reusedSignature: ops.reusedSignature)
         logAccess(
             AccessLogEntry(
                 requestID: exchange.requestID, client: ops.client, bucket: exchange.bucket, method: exchange.method,

@@ -64,6 +64,8 @@ final class WorkerMetrics: Sendable {
         var totalConnections = 0
         var duration = Histogram()
         var signingFailures = 0
+        /// Requests sent with a signed head reused from the same second (`SignedHeadCache`).
+        var signaturesReused = 0
         /// Requests refused by presignd's policy or limits, by S3 error code.
         var denials: [String: Int] = [:]
 
@@ -151,7 +153,8 @@ final class WorkerMetrics: Sendable {
 
     func requestEnded(
         bucket: String, method: String, status: Int, bytesIn: Int, bytesOut: Int, durationMicros: Int,
-        wasInFlight: Bool = true, upstreamSlot: Int? = nil, upstreamLatencyMicros: Int? = nil
+        wasInFlight: Bool = true, upstreamSlot: Int? = nil, upstreamLatencyMicros: Int? = nil,
+        reusedSignature: Bool = false
     ) {
         let statusClass = status >= 100 && status < 600 ? Self.statusClasses[status / 100 - 1] : "none"
         let key = RequestKey(bucket: bucket, method: method, statusClass: statusClass)
@@ -161,6 +164,7 @@ final class WorkerMetrics: Sendable {
             $0.bytesIn += bytesIn
             $0.bytesOut += bytesOut
             $0.duration.observe(durationMicros)
+            if reusedSignature { $0.signaturesReused += 1 }
             if let upstreamSlot, let upstreamLatencyMicros {
                 $0.upstreamSlots[upstreamSlot].latency.observe(upstreamLatencyMicros)
             }

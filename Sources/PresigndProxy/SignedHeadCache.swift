@@ -1,0 +1,117 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A worker's recently signed upstream heads, reused for a byte-identical client head in the same second.
+///
+/// Rewriting and signing are a pure function of the client's head bytes, the configuration and the signing time,
+/// and X-Amz-Date has a resolution of one second: a client (or many) repeating the same bodyless request within
+/// that second gets the very bytes signing would produce again, so they are copied instead of recomputed
+/// (issue 8: "per-request signing work that can be cached"). Nothing else changes: the upstream sees exactly
+/// what it would have seen, and SigV4 header signatures carry no nonce.
+///
+/// Only bodyless requests whose whole head arrived in one read are eligible, keyed on all of its bytes (request
+/// line and every field, so no header can be ignored by mistake); heads are compared in full, never by hash
+/// alone. The table is direct-mapped and small (`slotCount` entries of at most `maxKeyBytes` + `maxHeadBytes`),
+/// per worker (no locking), and emptied on every configuration change (`removeAll`).
+struct SignedHeadCache {
+    static let slotCount = 16
+    static let maxKeyBytes = 2048
+    static let maxHeadBytes = 4096
+
+    /// What a probe found for a client head.
+    enum Probe: Equatable {
+        /// Not cacheable (too large, not contiguous, or a body follows).
+        case ineligible
+        /// Cached: `entry(at:)` holds the signed head for this second.
+        case hit(slot: Int)
+        /// Not cached: the slot now holds the key and waits for `fill` with this ticket.
+        case miss(Ticket)
+    }
+
+    /// A claimed slot; `fill` ignores a ticket whose slot was claimed again since.
+    struct Ticket: Equatable {
+        let slot: Int
+        let generation: UInt64
+    }
+
+    /// One cached head and what the exchange needs besides it (the parts of the forward plan it logs).
+    struct Entry {
+        fileprivate(set) var key: [UInt8] = []
+        fileprivate var generation: UInt64 = 0
+        /// The signing second, or nil while the slot is empty or waiting for `fill`.
+        fileprivate(set) var epochSeconds: Int?
+        fileprivate(set) var signedHead: [UInt8] = []
+        fileprivate(set) var logPath = ""
+        fileprivate(set) var bucket = ""
+        fileprivate(set) var upstreamIndex = 0
+    }
+
+    private var entries = [Entry](repeating: Entry(), count: slotCount)
+    private var generation: UInt64 = 0
+
+    init() {}
+
+    func entry(at slot: Int) -> Entry { entries[slot] }
+
+    /// Looks `head` (the client's head bytes) up for the signing second `epochSeconds`; on a miss the slot is
+    /// claimed for it.
+    mutating func probe(_ head: UnsafeRawBufferPointer, epochSeconds: Int) -> Probe {
+        guard head.count <= Self.maxKeyBytes, let base = head.baseAddress else { return .ineligible }
+        let slot = Self.slot(of: head)
+        if entries[slot].epochSeconds == epochSeconds && entries[slot].key.count == head.count
+            && entries[slot].key.withUnsafeBytes({ memcmp($0.baseAddress!, base, head.count) == 0 })
+        {
+            return .hit(slot: slot)
+        }
+        generation &+= 1
+        entries[slot].generation = generation
+        entries[slot].epochSeconds = nil
+        entries[slot].key.removeAll(keepingCapacity: true)
+        entries[slot].key.append(contentsOf: head.assumingMemoryBound(to: UInt8.self))
+        return .miss(Ticket(slot: slot, generation: generation))
+    }
+
+    /// Stores the signed head for the key a `.miss` claimed, signed at `epochSeconds`.
+    mutating func fill(
+        _ ticket: Ticket, epochSeconds: Int, signedHead: [UInt8], logPath: String, bucket: String, upstreamIndex: Int
+    ) {
+        guard entries[ticket.slot].generation == ticket.generation, signedHead.count <= Self.maxHeadBytes else {
+            return
+        }
+        entries[ticket.slot].signedHead.removeAll(keepingCapacity: true)
+        entries[ticket.slot].signedHead.append(contentsOf: signedHead)
+        entries[ticket.slot].logPath = logPath
+        entries[ticket.slot].bucket = bucket
+        entries[ticket.slot].upstreamIndex = upstreamIndex
+        entries[ticket.slot].epochSeconds = epochSeconds
+    }
+
+    /// Forgets every entry (a new configuration: other routes, credentials or upstreams).
+    mutating func removeAll() {
+        entries = [Entry](repeating: Entry(), count: Self.slotCount)
+        generation &+= 1
+    }
+
+    /// The slot a head maps to.
+    static func slot(of head: UnsafeRawBufferPointer) -> Int {
+        Int(truncatingIfNeeded: hash(head) >> 32) & (slotCount - 1)
+    }
+
+    /// A multiply-rotate hash over 8-byte words (FxHash's mixing); its top bits pick the slot.
+    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        let seed: UInt64 = 0x517c_c1b7_2722_0a95
+        var hash: UInt64 = UInt64(bytes.count)
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            hash = ((hash << 5 | hash >> 59) ^ word) &* seed
+            offset += 8
+        }
+        while offset < bytes.count {
+            hash = ((hash << 5 | hash >> 59) ^ UInt64(bytes[offset])) &* seed
+            offset += 1
+        }
+        return hash
+    }
+}

@@ -42,6 +42,17 @@ public struct RequestDecoder: Sendable {
     public mutating func next(_ input: UnsafeRawBufferPointer, available: Int) throws(HTTPParseError)
         -> DecoderOutput
     {
+        try next(input, available: available, recall: { _ in nil })
+    }
+
+    /// `next(_:available:)` for a caller that remembers heads: each complete head's bytes (start line through the
+    /// empty line, whether they arrived in one piece or several) go to `recall` first, and a `ParsedRequest` it
+    /// returns is taken as their parse. It must be one this decoder made of the very same bytes (the `.head` it
+    /// returned with `framing`, `expectsContinue` and `isKeepAlive`): the decoder is deterministic, so validating
+    /// them again could only find what it found then.
+    public mutating func next(
+        _ input: UnsafeRawBufferPointer, available: Int, recall: (UnsafeBufferPointer<UInt8>) -> ParsedRequest?
+    ) throws(HTTPParseError) -> DecoderOutput {
         precondition(available >= input.count, "available counts the whole buffer, input its first segment")
         let bytes = input.assumingMemoryBound(to: UInt8.self)
         do throws(HTTPParseError) {
@@ -49,12 +60,16 @@ public struct RequestDecoder: Sendable {
             case .failed(let error):
                 throw error
             case .head:
-                switch try reader.read(bytes, limits: limits, startLineTooLong: .requestLineTooLong, parse: Self.parse)
-                {
+                let step = try reader.read(bytes, limits: limits, startLineTooLong: .requestLineTooLong) {
+                    (head) throws(HTTPParseError) -> ParsedRequest in
+                    if let recalled = recall(head) { return recalled }
+                    return try Self.parse(head)
+                }
+                switch step {
                 case .needMore(let consumed):
                     return .needMore(consumed: consumed)
                 case .complete(let parsed, let consumed):
-                    try begin(parsed)
+                    begin(parsed)
                     return .head(parsed.head, consumed: consumed)
                 }
             case .body:
@@ -68,28 +83,16 @@ public struct RequestDecoder: Sendable {
         }
     }
 
-    /// A parsed head and its framing: a struct, not a tuple, so that moving it through `HeadReader.Step` is
-    /// compiled code rather than the runtime's generic tuple witnesses (several hundred instructions a request).
-    private struct Parsed {
-        var head: RequestHead
-        var framing: BodyFraming
-    }
-
-    private mutating func begin(_ parsed: Parsed) throws(HTTPParseError) {
+    private mutating func begin(_ parsed: ParsedRequest) {
         framing = parsed.framing
         bodyDecoder = BodyDecoder(parsed.framing)
-        let head = parsed.head
-        expectsContinue =
-            head.version == .http1_1
-            && head.headers.contains {
-                ASCII.equalsIgnoringCase($0.name, "Expect") && ASCII.equalsLowercase($0.value.utf8, "100-continue")
-            }
-        isKeepAlive = MessageFraming.isKeepAlive(head.headers, version: head.version)
+        expectsContinue = parsed.expectsContinue
+        isKeepAlive = parsed.isKeepAlive
         state = .body
     }
 
     /// Parses a complete head and applies the request rules that need all fields (RFC 9112 §3.2, §6).
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> Parsed {
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> ParsedRequest {
         let lineEnd = FieldLineParser.lineEnd(bytes, from: 0) ?? bytes.count
         let line = try RequestLineParser.parse(UnsafeBufferPointer(rebasing: bytes[..<lineEnd]))
         var head = RequestHead(method: line.method, target: line.target, version: line.version)
@@ -99,6 +102,30 @@ public struct RequestDecoder: Sendable {
         if hosts == 0, head.version == .http1_1 { throw .missingHost }
         // RFC 9112 §6.3 (7): a request without Content-Length or Transfer-Encoding has no body.
         let framing = try MessageFraming.bodyFraming(&head.headers, version: head.version) ?? .none
-        return Parsed(head: head, framing: framing)
+        let expectsContinue =
+            head.version == .http1_1
+            && head.headers.contains {
+                ASCII.equalsIgnoringCase($0.name, "Expect") && ASCII.equalsLowercase($0.value.utf8, "100-continue")
+            }
+        return ParsedRequest(
+            head: head, framing: framing, expectsContinue: expectsContinue,
+            isKeepAlive: MessageFraming.isKeepAlive(head.headers, version: head.version))
+    }
+}
+
+/// A request head with what its fields say about the message (RFC 9112 §6, §9.3; RFC 9110 §10.1.1), as
+/// `RequestDecoder` parsed it. A struct, not a tuple: moving it through `HeadReader.Step` is compiled code rather
+/// than the runtime's generic tuple witnesses (several hundred instructions a request).
+public struct ParsedRequest: Sendable {
+    public let head: RequestHead
+    public let framing: BodyFraming
+    public let expectsContinue: Bool
+    public let isKeepAlive: Bool
+
+    public init(head: RequestHead, framing: BodyFraming, expectsContinue: Bool, isKeepAlive: Bool) {
+        self.head = head
+        self.framing = framing
+        self.expectsContinue = expectsContinue
+        self.isKeepAlive = isKeepAlive
     }
 }

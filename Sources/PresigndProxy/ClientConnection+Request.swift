@@ -46,15 +46,13 @@ extension ClientConnection {
             var probe = SignedHeadCache.Probe.ineligible
             do {
                 output = try EvBuffer.withFirstSegment(input) { segment, available throws(HTTPParseError) in
-                    let output = try decoder.next(segment, available: available)
-                    // A bodyless head read whole from this segment: its bytes are the signed-head cache's key
-                    // (a head that came in pieces was copied and drained, and is not looked up).
-                    if case .head(_, let consumed) = output, !headSpansReads, decoder.framing == .none {
+                    // A complete head's bytes are the signed-head cache's key; on a hit its parse comes from there.
+                    try decoder.next(segment, available: available) { head in
                         probe = worker.signedHeads.probe(
-                            UnsafeRawBufferPointer(rebasing: segment[..<consumed]),
-                            epochSeconds: worker.signingDate().epochSeconds)
+                            UnsafeRawBufferPointer(head), epochSeconds: worker.signingDate().epochSeconds)
+                        guard case .hit(let slot) = probe else { return nil }
+                        return worker.signedHeads.request(at: slot)
                     }
-                    return output
                 }
             } catch {
                 rejectMalformed(error)
@@ -63,19 +61,15 @@ extension ClientConnection {
             switch output {
             case .needMore(let consumed):
                 EvBuffer.drain(input, consumed)
-                if requestPhase == .head {
-                    if consumed > 0 { headSpansReads = true }
-                    if !isHeadTimeoutSet {
-                        isHeadTimeoutSet = true
-                        setReadTimeout(settings.limits.headerTimeoutMilliseconds)
-                    }
+                if requestPhase == .head && !isHeadTimeoutSet {
+                    isHeadTimeoutSet = true
+                    setReadTimeout(settings.limits.headerTimeoutMilliseconds)
                 }
                 if consumed == 0 { return }
             case .head(let head, let consumed):
                 EvBuffer.drain(input, consumed)
                 headStartedAt = nil
                 isHeadTimeoutSet = false
-                headSpansReads = false
                 startExchange(head, probe: probe)
             case .body(let skip, let count):
                 EvBuffer.drain(input, skip)
@@ -170,13 +164,14 @@ extension ClientConnection {
 
     /// Forwards a bodyless request with the head signed for an identical one in this second (`SignedHeadCache`).
     private func forwardCached(_ slot: Int, head: RequestHead, isHTTP10: Bool, keepAlive: Bool) {
-        let cached = worker.signedHeads.entry(at: slot)
+        let worker = self.worker
         let exchange = beginExchange(
-            method: head.method, logPath: cached.logPath, bucket: cached.bucket, upstreamIndex: cached.upstreamIndex,
+            method: head.method, logPath: worker.signedHeads.logPath(at: slot),
+            bucket: worker.signedHeads.bucket(at: slot), upstreamIndex: worker.signedHeads.upstreamIndex(at: slot),
             hasBody: false, keepAlive: keepAlive, isHTTP10: isHTTP10)
         exchange.ops.reusedSignature = true
         var encoded = worker.takeSignedHeadBuffer()
-        encoded.append(contentsOf: cached.signedHead)
+        worker.signedHeads.appendSignedHead(at: slot, to: &encoded)
         exchange.encodedHead = encoded
         attachUpstream(fresh: false)
     }
@@ -203,10 +198,13 @@ extension ClientConnection {
             let date = worker.signingDate()
             guard let encoded = signedHead(plan, exchange: exchange, date: date) else { return }
             exchange.encodedHead = encoded
-            if case .miss(let ticket) = probe, plan.body == .stream {
+            if case .miss(let ticket) = probe, !hasBody, plan.body == .stream {
+                let request = ParsedRequest(
+                    head: head, framing: decoder.framing, expectsContinue: decoder.expectsContinue,
+                    isKeepAlive: decoder.isKeepAlive)
                 worker.signedHeads.fill(
-                    ticket, epochSeconds: date.epochSeconds, signedHead: encoded, logPath: plan.logPath,
-                    bucket: plan.bucket, upstreamIndex: plan.upstreamIndex)
+                    ticket, epochSeconds: date.epochSeconds, signedHead: encoded, request: request,
+                    logPath: plan.logPath, bucket: plan.bucket, upstreamIndex: plan.upstreamIndex)
             }
         }
         if decoder.expectsContinue && hasBody {

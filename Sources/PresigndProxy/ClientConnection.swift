@@ -40,8 +40,6 @@ final class ClientConnection: SocketReadPumpDelegate {
     var headStartedAt: Int?
     /// The read timeout is the header timeout (set once a head arrives in pieces).
     var isHeadTimeoutSet = false
-    /// Bytes of the current head were consumed by an earlier read (it is not contiguous when it completes).
-    var headSpansReads = false
     var isFlushingToClose = false
     /// Whether `EvBuffer.flushNow` left the bufferevent's write event enabled.
     var isWriteEnabled = false

@@ -1,19 +1,22 @@
+import PresigndHTTP1
+
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// A worker's recently signed upstream heads, reused for a byte-identical client head in the same second.
 ///
-/// Rewriting and signing are a pure function of the client's head bytes, the configuration and the signing time,
-/// and X-Amz-Date has a resolution of one second: a client (or many) repeating the same bodyless request within
-/// that second gets the very bytes signing would produce again, so they are copied instead of recomputed
-/// (issue 8: "per-request signing work that can be cached"). Nothing else changes: the upstream sees exactly
-/// what it would have seen, and SigV4 header signatures carry no nonce.
+/// Parsing, rewriting and signing are a pure function of the client's head bytes, the configuration and the signing
+/// time, and X-Amz-Date has a resolution of one second: a client (or many) repeating the same bodyless request
+/// within that second gets the very bytes signing would produce again, so they are copied instead of recomputed
+/// (issue 8: "per-request signing work that can be cached"), and the head's parse is taken from the entry too
+/// (`RequestDecoder.next(_:available:recall:)`). Nothing else changes: the upstream sees exactly what it would have
+/// seen, and SigV4 header signatures carry no nonce.
 ///
-/// Only bodyless requests whose whole head arrived in one read are eligible, keyed on all of its bytes (request
-/// line and every field, so no header can be ignored by mistake); heads are compared in full, never by hash
-/// alone. The table is direct-mapped and small (`slotCount` entries of at most `maxKeyBytes` + `maxHeadBytes`),
-/// per worker (no locking), and emptied on every configuration change (`removeAll`).
+/// Keyed on all of the head's bytes (request line and every field, so no header can be ignored by mistake); heads
+/// are compared in full, never by hash alone. Only bodyless requests forwarded as they are get an entry. The table
+/// is direct-mapped and small (`slotCount` entries of at most `maxKeyBytes` + `maxHeadBytes`), per worker (no
+/// locking), and emptied on every configuration change (`removeAll`).
 struct SignedHeadCache {
     static let slotCount = 16
     static let maxKeyBytes = 2048
@@ -21,41 +24,55 @@ struct SignedHeadCache {
 
     /// What a probe found for a client head.
     enum Probe: Equatable {
-        /// Not cacheable (too large, not contiguous, or a body follows).
+        /// Not cacheable (too large).
         case ineligible
         /// Cached: `entry(at:)` holds the signed head for this second.
         case hit(slot: Int)
-        /// Not cached: the slot now holds the key and waits for `fill` with this ticket.
+        /// Not cached: `fill` with this ticket stores the head's signed head (until the next probe).
         case miss(Ticket)
     }
 
-    /// A claimed slot; `fill` ignores a ticket whose slot was claimed again since.
+    /// The slot a missed head maps to; `fill` ignores a ticket once another head was probed.
     struct Ticket: Equatable {
         let slot: Int
         let generation: UInt64
     }
 
-    /// One cached head and what the exchange needs besides it (the parts of the forward plan it logs).
+    /// One cached head and what the exchange needs besides it (its parse, and the parts of the forward plan it logs).
     struct Entry {
         fileprivate(set) var key: [UInt8] = []
-        fileprivate var generation: UInt64 = 0
-        /// The signing second, or nil while the slot is empty or waiting for `fill`.
+        /// The signing second, or nil while the slot is empty.
         fileprivate(set) var epochSeconds: Int?
         fileprivate(set) var signedHead: [UInt8] = []
+        fileprivate(set) var request: ParsedRequest?
         fileprivate(set) var logPath = ""
         fileprivate(set) var bucket = ""
         fileprivate(set) var upstreamIndex = 0
     }
 
     private var entries = [Entry](repeating: Entry(), count: slotCount)
+    /// The last missed head's bytes, until `fill` moves them into its slot (a missed head evicts nothing yet).
+    private var pendingKey: [UInt8] = []
     private var generation: UInt64 = 0
 
     init() {}
 
     func entry(at slot: Int) -> Entry { entries[slot] }
 
-    /// Looks `head` (the client's head bytes) up for the signing second `epochSeconds`; on a miss the slot is
-    /// claimed for it.
+    /// A hit's fields one by one: copying the whole `Entry` retains and releases every array and string in it.
+    func logPath(at slot: Int) -> String { entries[slot].logPath }
+    func bucket(at slot: Int) -> String { entries[slot].bucket }
+    func upstreamIndex(at slot: Int) -> Int { entries[slot].upstreamIndex }
+
+    /// Appends a hit's signed head to `buffer`.
+    func appendSignedHead(at slot: Int, to buffer: inout [UInt8]) {
+        entries[slot].signedHead.withUnsafeBufferPointer { buffer.append(contentsOf: $0) }
+    }
+
+    /// The cached parse of `head` when `probe` found it (`RequestDecoder`'s `recall`).
+    func request(at slot: Int) -> ParsedRequest? { entries[slot].request }
+
+    /// Looks `head` (the client's head bytes) up for the signing second `epochSeconds`.
     mutating func probe(_ head: UnsafeRawBufferPointer, epochSeconds: Int) -> Probe {
         guard head.count <= Self.maxKeyBytes, let base = head.baseAddress else { return .ineligible }
         let slot = Self.slot(of: head)
@@ -65,22 +82,22 @@ struct SignedHeadCache {
             return .hit(slot: slot)
         }
         generation &+= 1
-        entries[slot].generation = generation
-        entries[slot].epochSeconds = nil
-        entries[slot].key.removeAll(keepingCapacity: true)
-        entries[slot].key.append(contentsOf: head.assumingMemoryBound(to: UInt8.self))
+        pendingKey.removeAll(keepingCapacity: true)
+        pendingKey.append(contentsOf: head.assumingMemoryBound(to: UInt8.self))
         return .miss(Ticket(slot: slot, generation: generation))
     }
 
-    /// Stores the signed head for the key a `.miss` claimed, signed at `epochSeconds`.
+    /// Stores the signed head of the head a `.miss` returned `ticket` for, signed at `epochSeconds`.
     mutating func fill(
-        _ ticket: Ticket, epochSeconds: Int, signedHead: [UInt8], logPath: String, bucket: String, upstreamIndex: Int
+        _ ticket: Ticket, epochSeconds: Int, signedHead: [UInt8], request: ParsedRequest, logPath: String,
+        bucket: String, upstreamIndex: Int
     ) {
-        guard entries[ticket.slot].generation == ticket.generation, signedHead.count <= Self.maxHeadBytes else {
-            return
-        }
+        guard ticket.generation == generation, signedHead.count <= Self.maxHeadBytes else { return }
+        generation &+= 1
+        swap(&entries[ticket.slot].key, &pendingKey)
         entries[ticket.slot].signedHead.removeAll(keepingCapacity: true)
         entries[ticket.slot].signedHead.append(contentsOf: signedHead)
+        entries[ticket.slot].request = request
         entries[ticket.slot].logPath = logPath
         entries[ticket.slot].bucket = bucket
         entries[ticket.slot].upstreamIndex = upstreamIndex

@@ -1,3 +1,4 @@
+import PresigndHTTP1
 import Testing
 
 @testable import PresigndProxy
@@ -19,8 +20,11 @@ struct SignedHeadCacheTests {
             Issue.record("expected a miss, got \(probe)")
             return
         }
+        let request = ParsedRequest(
+            head: RequestHead(method: "GET", target: path), framing: .none, expectsContinue: false, isKeepAlive: true)
         cache.fill(
-            ticket, epochSeconds: second, signedHead: Self.signed, logPath: path, bucket: "photos", upstreamIndex: 2)
+            ticket, epochSeconds: second, signedHead: Self.signed, request: request, logPath: path, bucket: "photos",
+            upstreamIndex: 2)
     }
 
     @Test func anIdenticalHeadInTheSameSecondHitsWithWhatWasFilled() {
@@ -36,6 +40,7 @@ struct SignedHeadCacheTests {
         #expect(entry.bucket == "photos")
         #expect(entry.upstreamIndex == 2)
         #expect(entry.key == Self.head)
+        #expect(cache.request(at: slot)?.head.target == "/photos/cat.jpg")
     }
 
     @Test func anotherSecondMisses() {
@@ -45,9 +50,9 @@ struct SignedHeadCacheTests {
         if case .hit = probe(&cache, Self.head, second: 99) { Issue.record("an older second hit") }
     }
 
-    @Test func anUnfilledClaimNeverHits() {
+    @Test func anUnfilledMissNeverHits() {
         var cache = SignedHeadCache()
-        _ = probe(&cache, Self.head, second: 100)  // claimed, then the request was refused: no fill
+        _ = probe(&cache, Self.head, second: 100)  // missed, then the request was refused: no fill
         if case .hit = probe(&cache, Self.head, second: 100) { Issue.record("an unfilled slot hit") }
     }
 
@@ -66,27 +71,32 @@ struct SignedHeadCacheTests {
         }
     }
 
-    /// Two heads sharing a slot: the second claim evicts the first, and the first's late fill is ignored.
-    @Test func aStaleTicketDoesNotOverwriteANewerClaim() throws {
+    /// Two heads sharing a slot: a miss evicts nothing until it is filled, a fill evicts the slot's entry, and a
+    /// ticket is void once another head was probed (its pending key is gone).
+    @Test func missesEvictOnlyWhenFilledAndStaleTicketsAreIgnored() throws {
         var cache = SignedHeadCache()
         let slotOfHead = Self.slot(Self.head)
         let rival = try #require(
             (0..<10_000).lazy.map { Array("GET /k\($0) HTTP/1.1\r\n\r\n".utf8) }.first {
                 Self.slot($0) == slotOfHead && $0 != Self.head
             })
-        let first = probe(&cache, Self.head, second: 5)
-        let second = probe(&cache, rival, second: 5)
-        fill(&cache, first, second: 5, path: "/first")
-        if case .hit = probe(&cache, rival, second: 5) { Issue.record("the rival's slot holds the first's head") }
-        fill(&cache, second, second: 5, path: "/rival")
+        fill(&cache, probe(&cache, Self.head, second: 5), second: 5, path: "/first")
+        let stale = probe(&cache, rival, second: 5)
+        guard case .hit = probe(&cache, Self.head, second: 5) else {
+            Issue.record("an unfilled miss in the same slot evicted the entry")
+            return
+        }
+        _ = probe(&cache, Array("GET /other HTTP/1.1\r\n\r\n".utf8), second: 5)
+        fill(&cache, stale, second: 5, path: "/rival")
+        if case .hit = probe(&cache, rival, second: 5) { Issue.record("a stale ticket filled the slot") }
+        fill(&cache, probe(&cache, rival, second: 5), second: 5, path: "/rival")
         if case .hit = probe(&cache, Self.head, second: 5) { Issue.record("the evicted head still hit") }
-        let rivalProbe = probe(&cache, rival, second: 5)
-        fill(&cache, rivalProbe, second: 5, path: "/rival")
         guard case .hit(let slot) = probe(&cache, rival, second: 5) else {
             Issue.record("the rival missed after its fill")
             return
         }
         #expect(cache.entry(at: slot).logPath == "/rival")
+        #expect(cache.entry(at: slot).key == rival)
     }
 
     @Test func oversizedHeadsAreNotCached() {

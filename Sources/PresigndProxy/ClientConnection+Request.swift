@@ -48,10 +48,12 @@ extension ClientConnection {
                 output = try EvBuffer.withFirstSegment(input) { segment, available throws(HTTPParseError) in
                     // A complete head's bytes are the signed-head cache's key; on a hit its parse comes from there.
                     try decoder.next(segment, available: available) { head in
-                        probe = worker.signedHeads.probe(
-                            UnsafeRawBufferPointer(head), epochSeconds: worker.signingDate().epochSeconds)
-                        guard case .hit(let slot) = probe else { return nil }
-                        return worker.signedHeads.request(at: slot)
+                        borrowedWorker.with { worker in
+                            probe = worker.signedHeads.probe(
+                                UnsafeRawBufferPointer(head), epochSeconds: worker.signingDate().epochSeconds)
+                            guard case .hit(let slot) = probe else { return nil }
+                            return worker.signedHeads.request(at: slot)
+                        }
                     }
                 }
             } catch {
@@ -152,27 +154,30 @@ extension ClientConnection {
         method: String, logPath: String, bucket: String, upstreamIndex: Int, hasBody: Bool, keepAlive: Bool,
         isHTTP10: Bool
     ) -> Exchange {
-        let exchange = Exchange(
-            requestID: worker.nextRequestID(), method: method, logPath: logPath, bucket: bucket,
-            upstreamIndex: upstreamIndex, startedAt: worker.loop.nowMilliseconds(), encodedHead: [],
-            requestHasBody: hasBody, clientKeepAlive: keepAlive, clientIsHTTP10: isHTTP10)
-        self.exchange = exchange
-        responsePhase = .head
-        worker.exchangeStarted(exchange, client: peerHost)
-        return exchange
+        borrowedWorker.with { worker in
+            let exchange = Exchange(
+                id: worker.nextRequest(), method: method, logPath: logPath, bucket: bucket,
+                upstreamIndex: upstreamIndex, startedAt: worker.loop.nowMilliseconds(), encodedHead: [],
+                requestHasBody: hasBody, clientKeepAlive: keepAlive, clientIsHTTP10: isHTTP10)
+            self.exchange = exchange
+            responsePhase = .head
+            worker.exchangeStarted(exchange, client: peerHost)
+            return exchange
+        }
     }
 
     /// Forwards a bodyless request with the head signed for an identical one in this second (`SignedHeadCache`).
     private func forwardCached(_ slot: Int, head: RequestHead, isHTTP10: Bool, keepAlive: Bool) {
-        let worker = self.worker
-        let exchange = beginExchange(
-            method: head.method, logPath: worker.signedHeads.logPath(at: slot),
-            bucket: worker.signedHeads.bucket(at: slot), upstreamIndex: worker.signedHeads.upstreamIndex(at: slot),
-            hasBody: false, keepAlive: keepAlive, isHTTP10: isHTTP10)
-        exchange.ops.reusedSignature = true
-        var encoded = worker.takeSignedHeadBuffer()
-        worker.signedHeads.appendSignedHead(at: slot, to: &encoded)
-        exchange.encodedHead = encoded
+        borrowedWorker.with { worker in
+            let exchange = beginExchange(
+                method: head.method, logPath: worker.signedHeads.logPath(at: slot),
+                bucket: worker.signedHeads.bucket(at: slot), upstreamIndex: worker.signedHeads.upstreamIndex(at: slot),
+                hasBody: false, keepAlive: keepAlive, isHTTP10: isHTTP10)
+            exchange.ops.reusedSignature = true
+            var encoded = worker.takeSignedHeadBuffer()
+            worker.signedHeads.appendSignedHead(at: slot, to: &encoded)
+            exchange.encodedHead = encoded
+        }
         attachUpstream(fresh: false)
     }
 
@@ -195,17 +200,21 @@ extension ClientConnection {
                 return
             }
         } else {
-            let date = worker.signingDate()
-            guard let encoded = signedHead(plan, exchange: exchange, date: date) else { return }
-            exchange.encodedHead = encoded
-            if case .miss(let ticket) = probe, !hasBody, plan.body == .stream {
-                let request = ParsedRequest(
-                    head: head, framing: decoder.framing, expectsContinue: decoder.expectsContinue,
-                    isKeepAlive: decoder.isKeepAlive)
-                worker.signedHeads.fill(
-                    ticket, epochSeconds: date.epochSeconds, signedHead: encoded, request: request,
-                    logPath: plan.logPath, bucket: plan.bucket, upstreamIndex: plan.upstreamIndex)
+            let signed = borrowedWorker.with { worker in
+                let date = worker.signingDate()
+                guard let encoded = signedHead(plan, exchange: exchange, date: date) else { return false }
+                exchange.encodedHead = encoded
+                if case .miss(let ticket) = probe, !hasBody, plan.body == .stream {
+                    let request = ParsedRequest(
+                        head: head, framing: decoder.framing, expectsContinue: decoder.expectsContinue,
+                        isKeepAlive: decoder.isKeepAlive)
+                    worker.signedHeads.fill(
+                        ticket, epochSeconds: date.epochSeconds, signedHead: encoded, request: request,
+                        logPath: plan.logPath, bucket: plan.bucket, upstreamIndex: plan.upstreamIndex)
+                }
+                return true
             }
+            guard signed else { return }
         }
         if decoder.expectsContinue && hasBody {
             // R2 never sends 100 Continue: presignd answers it (DESIGN §2).
@@ -217,27 +226,37 @@ extension ClientConnection {
     /// Signs the plan now (signing is the last change to a request) and encodes the head.
     /// On failure the exchange is answered with an error and nil returned.
     func signedHead(_ plan: ForwardPlan, exchange: Exchange, date: AmzDate) -> [UInt8]? {
-        guard let signer = worker.signer(for: plan.upstreamIndex) else {
-            failBeforeResponse(.internalError("signer unavailable"))
+        let signed: Result<[UInt8], ProxyError> = borrowedWorker.with { worker in
+            guard let signer = worker.signer(for: plan.upstreamIndex) else {
+                return .failure(.internalError("signer unavailable"))
+            }
+            var encoded = worker.takeSignedHeadBuffer()
+            do {
+                try signer.signHead(plan.request, payload: plan.payload, date: date, into: &encoded)
+            } catch {
+                worker.metrics.signingFailed()
+                return .failure(.internalError("signing failed"))
+            }
+            return .success(encoded)
+        }
+        switch signed {
+        case .success(let encoded):
+            return encoded
+        case .failure(let error):
+            failBeforeResponse(error)
             return nil
         }
-        var encoded = worker.takeSignedHeadBuffer()
-        do {
-            try signer.signHead(plan.request, payload: plan.payload, date: date, into: &encoded)
-        } catch {
-            worker.metrics.signingFailed()
-            failBeforeResponse(.internalError("signing failed"))
-            return nil
-        }
-        return encoded
     }
 
     /// Connects (or takes a pooled connection) and sends the signed head.
     func attachUpstream(fresh: Bool) {
         guard let exchange else { return }
-        // One strong copy each for the whole method, not a retain/release around every use.
+        borrowedWorker.with { worker in attachUpstream(exchange, fresh: fresh, worker: worker) }
+    }
+
+    private func attachUpstream(_ exchange: Exchange, fresh: Bool, worker: Worker) {
+        // One strong copy for the whole method, not a retain/release around every use.
         let settings = self.settings
-        let worker = self.worker
         let index = exchange.upstreamIndex
         // After a reload the worker's pools belong to the new configuration: an exchange still
         // running under the old one connects on its own.

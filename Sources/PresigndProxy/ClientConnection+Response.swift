@@ -148,31 +148,39 @@ extension ClientConnection: UpstreamConnectionDelegate {
         }
         if requestPhase != .done { closeAfterResponse = true }
         exchange.responseChunkedToClient = rechunk
-        worker.withHeadBuffer { bytes in
-            HTTPEncoder.append("HTTP/1.1", into: &bytes)
-            HTTPEncoder.appendStatusAndReason(head.status, head.reason, into: &bytes)
-            if let raw = head.rawFields {
-                bytes.append(contentsOf: raw)  // already without the hop-by-hop lines
-            } else {
-                for (name, value) in head.headers where !ASCIIName.isHopByHopResponseHeader(name) {
-                    HTTPEncoder.appendField(name, value, into: &bytes)
+        borrowedWorker.with { worker in
+            worker.withHeadBuffer { bytes in
+                HTTPEncoder.append("HTTP/1.1", into: &bytes)
+                HTTPEncoder.appendStatusAndReason(head.status, head.reason, into: &bytes)
+                if let raw = head.rawFields {
+                    bytes.append(contentsOf: raw)  // already without the hop-by-hop lines
+                } else {
+                    for (name, value) in head.headers where !ASCIIName.isHopByHopResponseHeader(name) {
+                        HTTPEncoder.appendField(name, value, into: &bytes)
+                    }
                 }
+                if rechunk { HTTPEncoder.append("Transfer-Encoding: chunked\r\n", into: &bytes) }
+                HTTPEncoder.append("x-presignd-request-id: ", into: &bytes)
+                exchange.id.append(to: &bytes)
+                HTTPEncoder.append("\r\n", into: &bytes)
+                if closeAfterResponse {
+                    HTTPEncoder.append("Connection: close\r\n", into: &bytes)
+                } else if exchange.clientIsHTTP10 {
+                    HTTPEncoder.append("Connection: keep-alive\r\n", into: &bytes)
+                }
+                HTTPEncoder.append("\r\n", into: &bytes)
+                EvBuffer.add(output, bytes)
             }
-            if rechunk { HTTPEncoder.append("Transfer-Encoding: chunked\r\n", into: &bytes) }
-            HTTPEncoder.appendField("x-presignd-request-id", exchange.requestID, into: &bytes)
-            if closeAfterResponse {
-                HTTPEncoder.append("Connection: close\r\n", into: &bytes)
-            } else if exchange.clientIsHTTP10 {
-                HTTPEncoder.append("Connection: keep-alive\r\n", into: &bytes)
-            }
-            HTTPEncoder.append("\r\n", into: &bytes)
-            EvBuffer.add(output, bytes)
         }
     }
 
     /// The upstream's response is complete: pool or close the upstream, then the client's next step.
     private func completeResponse() {
         guard let exchange else { return }
+        borrowedWorker.with { worker in completeResponse(exchange, worker: worker) }
+    }
+
+    private func completeResponse(_ exchange: Exchange, worker: Worker) {
         if exchange.responseChunkedToClient { EvBuffer.add(output, "0\r\n\r\n") }
         if let upstream = exchange.upstream {
             let reusable =

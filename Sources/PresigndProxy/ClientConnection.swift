@@ -18,6 +18,8 @@ final class ClientConnection: SocketReadPumpDelegate {
     /// The worker owns its connections and closes them all before it goes: `unowned(unsafe)` spares the
     /// atomic check an `unowned` reference costs on every access (several per request).
     unowned(unsafe) let worker: Worker
+    /// `worker` for the per-request path: calls through it skip the retain and release around each use.
+    let borrowedWorker: Borrowed<Worker>
     let bev: OpaquePointer
     let peer: SocketAddress
     /// The configuration this connection's current exchange runs under; a reload reaches the
@@ -45,7 +47,11 @@ final class ClientConnection: SocketReadPumpDelegate {
     var isWriteEnabled = false
     var isProcessingInput = false
     /// Reads the socket in large pieces; the bufferevent only writes (see `SocketReadPump`).
-    var pump: SocketReadPump?
+    var pump: SocketReadPump? {
+        didSet { borrowedPump = pump.map(Borrowed.init) }
+    }
+    /// `pump` for calls on the request path (no retain and release around each).
+    private var borrowedPump: Borrowed<SocketReadPump>?
     /// The client's address as text, formatted once per connection (logs, metrics).
     lazy var peerHost: String = peer.host
     /// Continues `settle` on the next loop iteration when one event moved enough.
@@ -59,6 +65,7 @@ final class ClientConnection: SocketReadPumpDelegate {
 
     init(worker: Worker, bev: OpaquePointer, peer: SocketAddress, settings: ProxySettings) {
         self.worker = worker
+        self.borrowedWorker = Borrowed(worker)
         self.bev = bev
         self.input = bufferevent_get_input(bev)!
         self.output = bufferevent_get_output(bev)!
@@ -94,19 +101,20 @@ final class ClientConnection: SocketReadPumpDelegate {
         pump = SocketReadPump(
             loop: worker.loop, fd: fd, input: input,
             timeoutMilliseconds: settings.limits.idleTimeoutMilliseconds, delegate: self)
+        borrowedPump = pump.map(Borrowed.init)  // observers do not run in an initializer
         pump?.enable()
     }
 
     func setReadTimeout(_ milliseconds: Int) {
-        pump?.setTimeout(milliseconds: milliseconds)
+        borrowedPump?.with { $0.setTimeout(milliseconds: milliseconds) }
     }
 
     func pauseClientReading() {
-        pump?.disable()
+        borrowedPump?.with { $0.disable() }
     }
 
     func resumeClientReading() {
-        pump?.enable()
+        borrowedPump?.with { $0.enable() }
     }
 
     // MARK: libevent events

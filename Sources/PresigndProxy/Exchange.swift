@@ -4,7 +4,8 @@ import PresigndHTTP1
 /// One request/response pair in flight on a client connection: what was sent upstream, how far
 /// each body got, and what the access log and metrics need.
 final class Exchange {
-    let requestID: String
+    let id: RequestID
+    var requestID: String { id.text }
     let method: String
     /// Path without the query string, for the access log.
     let logPath: String
@@ -44,11 +45,11 @@ final class Exchange {
     var ops = ExchangeObservation()
 
     init(
-        requestID: String, method: String, logPath: String, bucket: String, upstreamIndex: Int, startedAt: Int,
+        id: RequestID, method: String, logPath: String, bucket: String, upstreamIndex: Int, startedAt: Int,
         encodedHead: [UInt8], requestHasBody: Bool, clientKeepAlive: Bool,
         clientIsHTTP10: Bool
     ) {
-        self.requestID = requestID
+        self.id = id
         self.method = method
         self.logPath = logPath
         self.bucket = bucket
@@ -62,5 +63,28 @@ final class Exchange {
 
     deinit {
         if let awsStage { evbuffer_free(awsStage) }
+    }
+}
+
+/// A request's id (`x-presignd-request-id`, logs): the worker's prefix and the request's number, kept as such and
+/// formatted only where it is written (the response head gets its bytes without a `String` in between).
+struct RequestID {
+    /// 9 characters (random + worker): a small string, stored inline.
+    let prefix: String
+    let counter: UInt64
+
+    /// `prefix` + the counter in upper-case hex, at least 6 digits (15 characters: inline too).
+    var text: String { Worker.requestID(prefix: prefix, counter: counter) }
+
+    /// Appends `text`'s bytes.
+    func append(to bytes: inout [UInt8]) {
+        HTTPEncoder.appendUTF8(prefix, into: &bytes)
+        let digits = max(6, (UInt64.bitWidth - counter.leadingZeroBitCount + 3) / 4)
+        var shift = (digits - 1) * 4
+        while shift >= 0 {
+            let nibble = UInt8(truncatingIfNeeded: counter >> UInt64(shift)) & 0xF
+            bytes.append(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10)
+            shift -= 4
+        }
     }
 }

@@ -17,7 +17,7 @@ import PresigndHTTP1
 /// are compared in full, never by hash alone. Only bodyless requests forwarded as they are get an entry. The table
 /// is direct-mapped and small (`slotCount` entries of at most `maxKeyBytes` + `maxHeadBytes`), per worker (no
 /// locking), and emptied on every configuration change (`removeAll`).
-struct SignedHeadCache {
+struct SignedHeadCache: ~Copyable {
     static let slotCount = 16
     static let maxKeyBytes = 2048
     static let maxHeadBytes = 4096
@@ -50,12 +50,22 @@ struct SignedHeadCache {
         fileprivate(set) var upstreamIndex = 0
     }
 
-    private var entries = [Entry](repeating: Entry(), count: slotCount)
+    /// `slotCount` entries, addressed in place: reading a field through an array subscript copies the whole
+    /// entry (a retain and a release of every array and string in it) on every hit.
+    private let entries: UnsafeMutablePointer<Entry>
     /// The last missed head's bytes, until `fill` moves them into its slot (a missed head evicts nothing yet).
     private var pendingKey: [UInt8] = []
     private var generation: UInt64 = 0
 
-    init() {}
+    init() {
+        entries = .allocate(capacity: Self.slotCount)
+        entries.initialize(repeating: Entry(), count: Self.slotCount)
+    }
+
+    deinit {
+        entries.deinitialize(count: Self.slotCount)
+        entries.deallocate()
+    }
 
     func entry(at slot: Int) -> Entry { entries[slot] }
 
@@ -106,7 +116,7 @@ struct SignedHeadCache {
 
     /// Forgets every entry (a new configuration: other routes, credentials or upstreams).
     mutating func removeAll() {
-        entries = [Entry](repeating: Entry(), count: Self.slotCount)
+        entries.update(repeating: Entry(), count: Self.slotCount)
         generation &+= 1
     }
 

@@ -53,7 +53,11 @@ final class UpstreamConnection: SocketReadPumpDelegate {
     private var connectDeadline: LoopTimer?
     private let loop: EventLoop
     /// Plain connections read through a pump once connected (large reads; see `SocketReadPump`).
-    private var pump: SocketReadPump?
+    private var pump: SocketReadPump? {
+        didSet { borrowedPump = pump.map(Borrowed.init) }
+    }
+    /// `pump` for calls on the request path (no retain and release around each).
+    private var borrowedPump: Borrowed<SocketReadPump>?
     private var wantsReading = true
     private var readTimeoutMilliseconds: Int
     /// The write timeout last given to the bufferevent while the pump reads (nil: not set since the pump began).
@@ -146,8 +150,8 @@ final class UpstreamConnection: SocketReadPumpDelegate {
         readTimeoutMilliseconds = readMilliseconds
         var read = timeValue(milliseconds: readMilliseconds)
         var write = timeValue(milliseconds: writeMilliseconds)
-        if let pump {
-            pump.setTimeout(milliseconds: readMilliseconds)
+        if let borrowedPump {
+            borrowedPump.with { $0.setTimeout(milliseconds: readMilliseconds) }
             // The write timeout rarely changes between phases (all default to 60 s): set it only when it does.
             if writeMilliseconds != pumpWriteTimeoutMilliseconds {
                 bufferevent_set_timeouts(bev, nil, &write)
@@ -160,12 +164,12 @@ final class UpstreamConnection: SocketReadPumpDelegate {
 
     func enableReading() {
         wantsReading = true
-        if let pump { pump.enable() } else { bufferevent_enable(bev, Int16(EV_READ)) }
+        if let borrowedPump { borrowedPump.with { $0.enable() } } else { bufferevent_enable(bev, Int16(EV_READ)) }
     }
 
     func disableReading() {
         wantsReading = false
-        if let pump { pump.disable() } else { bufferevent_disable(bev, Int16(EV_READ)) }
+        if let borrowedPump { borrowedPump.with { $0.disable() } } else { bufferevent_disable(bev, Int16(EV_READ)) }
     }
 
     /// Writes pending output now (plain sockets once connected; TLS keeps libevent's path).

@@ -160,10 +160,13 @@ final class Worker {
         return date
     }
 
-    func nextRequestID() -> String {
+    /// The next request's id, formatted only where it is written (`RequestID`).
+    func nextRequest() -> RequestID {
         requestCounter &+= 1
-        return Self.requestID(prefix: requestIDPrefix, counter: requestCounter)
+        return RequestID(prefix: requestIDPrefix, counter: requestCounter)
     }
+
+    func nextRequestID() -> String { nextRequest().text }
 
     /// `prefix` + the counter in upper-case hex, at least 6 digits.
     static func requestID(prefix: String, counter: UInt64) -> String {

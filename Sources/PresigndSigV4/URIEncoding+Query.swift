@@ -10,30 +10,52 @@ extension URIEncoding {
     /// value ""), turn `+` into a space, percent-decode. Parameters stay in arrival order.
     /// - Throws: `.malformedPercentEncoding`, `.invalidUTF8`.
     public static func parseQuery(rawQuery: some Collection<UInt8>) throws(SigV4Error) -> [QueryParameter] {
+        // From contiguous storage (what strings and arrays have): no copy of the query, no iterator through
+        // witness tables for callers in other modules.
+        if let parsed = rawQuery.withContiguousStorageIfAvailable({ parseContiguous($0) }) { return try parsed.get() }
+        return try Array(rawQuery).withUnsafeBufferPointer { parseContiguous($0) }.get()
+    }
+
+    private static func parseContiguous(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<[QueryParameter], SigV4Error> {
+        guard !bytes.isEmpty else { return .success([]) }
         var parameters: [QueryParameter] = []
-        let bytes = Array(rawQuery)
         var start = 0
         while start <= bytes.count {
-            let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.count
+            var end = start
+            while end < bytes.count, bytes[end] != UInt8(ascii: "&") { end += 1 }
             if end > start {  // §3 step 1: drop empty pieces (`a=1&&b=2`)
-                let piece = bytes[start..<end]
-                let equals = piece.firstIndex(of: UInt8(ascii: "=")) ?? end
-                let name = try decodeComponent(piece[start..<equals], offset: start)
-                let value = equals < end ? try decodeComponent(piece[(equals + 1)..<end], offset: equals + 1) : ""
-                parameters.append(QueryParameter(name: name, value: value))
+                var equals = start
+                while equals < end, bytes[equals] != UInt8(ascii: "=") { equals += 1 }
+                do throws(SigV4Error) {
+                    let name = try decodeComponent(bytes, start..<equals)
+                    let value = equals < end ? try decodeComponent(bytes, (equals + 1)..<end) : ""
+                    parameters.append(QueryParameter(name: name, value: value))
+                } catch {
+                    return .failure(error)
+                }
             }
             start = end + 1
         }
-        return parameters
+        return .success(parameters)
     }
 
-    /// §3 step 3: form semantics (`+` is a space), then `%XX`; the result must be UTF-8.
-    private static func decodeComponent(_ bytes: ArraySlice<UInt8>, offset: Int) throws(SigV4Error) -> String {
+    /// §3 step 3: form semantics (`+` is a space), then `%XX`; the result must be UTF-8. A component with neither
+    /// `%` nor `+` (most are) becomes its String directly, without a decoded copy.
+    private static func decodeComponent(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>)
+        throws(SigV4Error) -> String
+    {
+        let component = UnsafeBufferPointer(rebasing: bytes[range])
+        var isPlainASCII = true
+        for byte in component where byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+") || byte >= 0x80 {
+            isPlainASCII = false
+            break
+        }
+        if isPlainASCII { return String(decoding: component, as: UTF8.self) }
         let decoded: [UInt8]
         do {
-            decoded = try decodePath(bytes, plusIsSpace: true)
+            decoded = try decodePath(component, plusIsSpace: true)
         } catch .malformedPercentEncoding(let inner) {
-            throw .malformedPercentEncoding(offset: offset + inner)
+            throw .malformedPercentEncoding(offset: range.lowerBound + inner)
         }
         try requireUTF8(decoded)
         return String(decoding: decoded, as: UTF8.self)

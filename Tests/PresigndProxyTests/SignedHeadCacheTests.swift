@@ -103,7 +103,7 @@ struct SignedHeadCacheTests {
         var cache = SignedHeadCache()
         let large = Self.head + [UInt8](repeating: UInt8(ascii: "a"), count: SignedHeadCache.maxKeyBytes)
         #expect(probe(&cache, large, second: 1) == .ineligible)
-        var fits = cache
+        var fits = SignedHeadCache()
         let justFits = [UInt8](repeating: UInt8(ascii: "b"), count: SignedHeadCache.maxKeyBytes)
         if case .ineligible = probe(&fits, justFits, second: 1) { Issue.record("a head of the limit was refused") }
     }

@@ -5,19 +5,24 @@ import Testing
 func decodeRequests(_ bytes: [UInt8], feed: Feed, limits: DecoderLimits = .init()) -> Transcript<RequestHead> {
     var decoder = RequestDecoder(limits: limits)
     return simulate(bytes, feed: feed) { (input, available) throws(HTTPParseError) -> Said<RequestHead> in
-        switch try decoder.next(input, available: available) {
-        case .needMore(let consumed):
-            return .needMore(consumed)
-        case .head(let head, let consumed):
-            let message = Message(
-                head: head, framing: decoder.framing, isKeepAlive: decoder.isKeepAlive,
-                expectsContinue: decoder.expectsContinue)
-            return .head(message, consumed)
-        case .body(let skip, let count):
-            return .body(skip: skip, count: count)
-        case .end(let consumed):
-            return .end(consumed, trailers: decoder.trailers)
-        }
+        said(try decoder.next(input, available: available), by: decoder)
+    }
+}
+
+/// What the caller saw of one `RequestDecoder.next` output (the decoder's state read right after it).
+func said(_ output: DecoderOutput, by decoder: RequestDecoder) -> Said<RequestHead> {
+    switch output {
+    case .needMore(let consumed):
+        return .needMore(consumed)
+    case .head(let head, let consumed):
+        let message = Message(
+            head: head, framing: decoder.framing, isKeepAlive: decoder.isKeepAlive,
+            expectsContinue: decoder.expectsContinue)
+        return .head(message, consumed)
+    case .body(let skip, let count):
+        return .body(skip: skip, count: count)
+    case .end(let consumed):
+        return .end(consumed, trailers: decoder.trailers)
     }
 }
 

@@ -27,22 +27,12 @@ struct RequestDecoderRecallTests {
                 recalled += 1
                 return parsed
             }
-            switch output {
-            case .needMore(let consumed):
-                return .needMore(consumed)
-            case .head(let head, let consumed):
+            if case .head(let head, _) = output {
                 remembered[lastKey] = ParsedRequest(
                     head: head, framing: decoder.framing, expectsContinue: decoder.expectsContinue,
                     isKeepAlive: decoder.isKeepAlive)
-                let message = Message(
-                    head: head, framing: decoder.framing, isKeepAlive: decoder.isKeepAlive,
-                    expectsContinue: decoder.expectsContinue)
-                return .head(message, consumed)
-            case .body(let skip, let count):
-                return .body(skip: skip, count: count)
-            case .end(let consumed):
-                return .end(consumed, trailers: decoder.trailers)
             }
+            return said(output, by: decoder)
         }
         return (transcript, seen, recalled)
     }

@@ -123,6 +123,11 @@ struct CanonicalHeaders {
     /// quotes do not protect spaces (`get-header-value-trim`).
     static func appendTrimmed(_ value: String, to output: inout some ByteSink) {
         ASCIIBytes.withBytes(value) { bytes in
+            // Most values (dates, hashes, hosts) have no byte at or below SP at all: nothing to trim or collapse.
+            guard hasByteAtMostSpace(bytes) else {
+                output.append(bytes: bytes)
+                return
+            }
             // Copy whole runs of non-whitespace at once: most values have no run to collapse.
             var index = 0
             var needsSpace = false
@@ -136,6 +141,28 @@ struct CanonicalHeaders {
                 needsSpace = true
             }
         }
+    }
+
+    /// Whether some byte is at most 0x20 (SP, HTAB, CR, LF or another control), eight bytes at a time: per byte,
+    /// `(x - 0x21) & ~x` has its high bit set iff x < 0x21 (exact for whether any byte is, as a borrow only starts
+    /// at such a byte).
+    static func hasByteAtMostSpace(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            while index + 8 <= bytes.count {
+                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                if (word &- ones &* 0x21) & ~word & highs != 0 { return true }
+                index += 8
+            }
+        }
+        while index < bytes.count {
+            if bytes[index] <= 0x20 { return true }
+            index += 1
+        }
+        return false
     }
 
     @inline(__always)

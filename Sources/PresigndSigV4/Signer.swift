@@ -19,7 +19,10 @@ public final class Signer {
     /// At most two entries: today and yesterday (§6: drop the key after UTC midnight).
     private var keyCache: [CachedKey] = []
     /// The last scope built, per date stamp (one a day; saves four concatenations a request).
-    private var scopeCache: (dateStamp: String, scope: String, bytes: [UInt8])?
+    private var scopeCache: (dateStamp: String, scope: String)?
+    /// `scopeCache`'s scope as bytes, in a buffer the signer owns: appending it twice a request costs no
+    /// reference counting (an array read out of an optional tuple is retained and released around each use).
+    private var scopeBytes = ByteWriter()
     /// Reusable buffers of the header signer (see `SigningScratch`), behind a pointer the Signer owns:
     /// `withScratch` hands them out in place, with no exclusivity check and no temporary to build and drop.
     let scratchStorage: UnsafeMutablePointer<SigningScratch> = {
@@ -38,6 +41,7 @@ public final class Signer {
 
     deinit {
         for index in keyCache.indices { keyCache[index].key.wipe() }
+        scopeBytes.deallocate()
         scratchStorage.pointee.deallocate()
         scratchStorage.deinitialize(count: 1)
         scratchStorage.deallocate()
@@ -96,23 +100,24 @@ public final class Signer {
     }
 
     /// The scope `yyyymmdd/region/service/aws4_request` (§1 Scope) as text and bytes, built once a day.
-    private func cachedScope(dateStamp: String) -> (scope: String, bytes: [UInt8]) {
-        if let scopeCache, scopeCache.dateStamp == dateStamp { return (scopeCache.scope, scopeCache.bytes) }
+    private func cachedScope(dateStamp: String) -> String {
+        if let scopeCache, scopeCache.dateStamp == dateStamp { return scopeCache.scope }
         let scope = dateStamp + "/" + region + "/" + service + "/aws4_request"
-        let bytes = Array(scope.utf8)
-        scopeCache = (dateStamp, scope, bytes)
-        return (scope, bytes)
+        scopeCache = (dateStamp, scope)
+        scopeBytes.removeAll()
+        scopeBytes.append(utf8: scope)
+        return scope
     }
 
     /// Appends `yyyymmdd/region/service/aws4_request` (§1 Scope).
     func appendScope(dateStamp: String, to output: inout some ByteSink) {
         if scopeCache?.dateStamp != dateStamp { _ = cachedScope(dateStamp: dateStamp) }
-        scopeCache?.bytes.withUnsafeBufferPointer { output.append(bytes: $0) }
+        output.append(bytes: UnsafeBufferPointer(start: scopeBytes.base, count: scopeBytes.count))
     }
 
     /// `yyyymmdd/region/service/aws4_request` as a `String`.
     func scope(dateStamp: String) -> String {
-        cachedScope(dateStamp: dateStamp).scope
+        cachedScope(dateStamp: dateStamp)
     }
 
     /// Builds `algorithm \n x-amz-date \n scope \n rest…` (§1, §5.1, §5.2 share this shape).

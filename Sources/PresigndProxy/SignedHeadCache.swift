@@ -104,14 +104,16 @@ struct SignedHeadCache: ~Copyable {
     ) {
         guard ticket.generation == generation, signedHead.count <= Self.maxHeadBytes else { return }
         generation &+= 1
-        swap(&entries[ticket.slot].key, &pendingKey)
-        entries[ticket.slot].signedHead.removeAll(keepingCapacity: true)
-        entries[ticket.slot].signedHead.append(contentsOf: signedHead)
-        entries[ticket.slot].request = request
-        entries[ticket.slot].logPath = logPath
-        entries[ticket.slot].bucket = bucket
-        entries[ticket.slot].upstreamIndex = upstreamIndex
-        entries[ticket.slot].epochSeconds = epochSeconds
+        // Through a local pointer: `entries[…]` and `pendingKey` in one `swap` are two accesses to `self`.
+        let entry = entries + ticket.slot
+        swap(&entry.pointee.key, &pendingKey)
+        entry.pointee.signedHead.removeAll(keepingCapacity: true)
+        entry.pointee.signedHead.append(contentsOf: signedHead)
+        entry.pointee.request = request
+        entry.pointee.logPath = logPath
+        entry.pointee.bucket = bucket
+        entry.pointee.upstreamIndex = upstreamIndex
+        entry.pointee.epochSeconds = epochSeconds
     }
 
     /// Forgets every entry (a new configuration: other routes, credentials or upstreams).

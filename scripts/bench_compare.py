@@ -341,12 +341,13 @@ def start_nginx_proxy(name, workdir, port, origin_port, tuned, keepalive, sink_p
     return start_nginx(name, workdir, {"text": text}, port)
 
 
-def start_presignd(binary, workdir, origin_port, keepalive, sink_port):
+def write_presignd_config(workdir, origin_port, keepalive, sink_port, listen="127.0.0.1:0"):
+    """presignd.toml for the benchmarks: 1 worker, no access log, no admin, buckets `bench` (and `sink`)."""
     conf = os.path.join(workdir, "presignd.toml")
     with open(conf, "w") as f:
         f.write(f"""
 [server]
-listen = ["127.0.0.1:0"]
+listen = ["{listen}"]
 admin_listen = ""
 workers = 1
 access_log = false
@@ -382,6 +383,11 @@ name = "sink"
 upstream = "sink"
 access = "read-write"
 """)
+    return conf
+
+
+def start_presignd(binary, workdir, origin_port, keepalive, sink_port):
+    conf = write_presignd_config(workdir, origin_port, keepalive, sink_port)
     proc = subprocess.Popen(["taskset", "-c", SERVER_CPU, binary, "run", "--config", conf],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 15

@@ -34,7 +34,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench_compare as bench  # noqa: E402  (the origin nginx, free ports, waiting for a port)
+import bench_compare as bench  # noqa: E402  (the origin nginx, presignd's config, free ports, waiting for a port)
 
 RC_SHIM = r"""
 #define _GNU_SOURCE
@@ -113,31 +113,6 @@ def client(port, count, distinct, first=0):
                 raise RuntimeError("presignd closed the connection")
             buffer += data
     sock.close()
-
-
-def write_config(workdir, port, origin_port):
-    path = os.path.join(workdir, "presignd.toml")
-    with open(path, "w") as f:
-        f.write(f"""[server]
-listen = ["127.0.0.1:{port}"]
-admin_listen = ""
-workers = 1
-access_log = false
-
-[upstream.local]
-provider = "custom"
-endpoint = "http://127.0.0.1:{origin_port}"
-region = "us-east-1"
-access_key_id = "AKIAPROFILE"
-secret_access_key = "profile-secret"
-max_idle_connections = 16
-
-[[bucket]]
-name = "bench"
-upstream = "local"
-access = "read-write"
-""")
-    return path
 
 
 def callgrind_total(path):
@@ -265,7 +240,7 @@ def main():
     origin = bench.start_origin(workdir, data, bench.free_port(), bench.free_port())
     try:
         port = bench.free_port()
-        config = write_config(workdir, port, origin.port)
+        config = bench.write_presignd_config(workdir, origin.port, 16, None, listen=f"127.0.0.1:{port}")
         kind = "distinct heads (every request signed)" if args.distinct else "one URL (signed-head cache hits)"
         if args.rc:
             print(f"presignd {args.presignd}, {args.requests} GETs of 1 KiB after {args.base}, {kind}")

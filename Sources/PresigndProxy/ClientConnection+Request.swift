@@ -200,21 +200,19 @@ extension ClientConnection {
                 return
             }
         } else {
-            let signed = borrowedWorker.with { worker in
-                let date = worker.signingDate()
-                guard let encoded = signedHead(plan, exchange: exchange, date: date) else { return false }
-                exchange.encodedHead = encoded
-                if case .miss(let ticket) = probe, !hasBody, plan.body == .stream {
-                    let request = ParsedRequest(
-                        head: head, framing: decoder.framing, expectsContinue: decoder.expectsContinue,
-                        isKeepAlive: decoder.isKeepAlive)
+            let date = borrowedWorker.with { $0.signingDate() }
+            guard let encoded = signedHead(plan, date: date) else { return }
+            exchange.encodedHead = encoded
+            if case .miss(let ticket) = probe, !hasBody, plan.body == .stream {
+                let request = ParsedRequest(
+                    head: head, framing: decoder.framing, expectsContinue: decoder.expectsContinue,
+                    isKeepAlive: decoder.isKeepAlive)
+                borrowedWorker.with { worker in
                     worker.signedHeads.fill(
                         ticket, epochSeconds: date.epochSeconds, signedHead: encoded, request: request,
                         logPath: plan.logPath, bucket: plan.bucket, upstreamIndex: plan.upstreamIndex)
                 }
-                return true
             }
-            guard signed else { return }
         }
         if decoder.expectsContinue && hasBody {
             // R2 never sends 100 Continue: presignd answers it (DESIGN §2).
@@ -225,7 +223,7 @@ extension ClientConnection {
 
     /// Signs the plan now (signing is the last change to a request) and encodes the head.
     /// On failure the exchange is answered with an error and nil returned.
-    func signedHead(_ plan: ForwardPlan, exchange: Exchange, date: AmzDate) -> [UInt8]? {
+    func signedHead(_ plan: ForwardPlan, date: AmzDate) -> [UInt8]? {
         let signed: Result<[UInt8], ProxyError> = borrowedWorker.with { worker in
             guard let signer = worker.signer(for: plan.upstreamIndex) else {
                 return .failure(.internalError("signer unavailable"))

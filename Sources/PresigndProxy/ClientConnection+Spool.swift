@@ -91,7 +91,7 @@ extension ClientConnection {
         }
         plan.request.headers.append(("Content-Length", String(spool.size)))
         exchange.pendingPlan = nil
-        guard let head = signedHead(plan, exchange: exchange, date: worker.signingDate()) else { return }
+        guard let head = signedHead(plan, date: worker.signingDate()) else { return }
         exchange.encodedHead = head
         attachUpstream(fresh: false)
     }

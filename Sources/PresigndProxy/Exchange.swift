@@ -79,12 +79,6 @@ struct RequestID {
     /// Appends `text`'s bytes.
     func append(to bytes: inout [UInt8]) {
         HTTPEncoder.appendUTF8(prefix, into: &bytes)
-        let digits = max(6, (UInt64.bitWidth - counter.leadingZeroBitCount + 3) / 4)
-        var shift = (digits - 1) * 4
-        while shift >= 0 {
-            let nibble = UInt8(truncatingIfNeeded: counter >> UInt64(shift)) & 0xF
-            bytes.append(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10)
-            shift -= 4
-        }
+        Worker.forEachHexDigit(counter, minimum: 6) { bytes.append($0) }
     }
 }

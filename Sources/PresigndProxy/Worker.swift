@@ -238,21 +238,33 @@ final class Worker {
     /// `prefix` + `value` in upper-case hex with at least `digits` digits, written in place (one allocation).
     private static func hex(_ value: UInt64, digits minimum: Int, after prefix: String = "") -> String {
         let prefix = prefix.utf8
-        let digits = max(minimum, (UInt64.bitWidth - value.leadingZeroBitCount + 3) / 4)
-        return String(unsafeUninitializedCapacity: prefix.count + digits) { buffer in
+        return String(unsafeUninitializedCapacity: prefix.count + hexDigitCount(value, minimum: minimum)) { buffer in
             var index = 0
             for byte in prefix {
                 buffer[index] = byte
                 index += 1
             }
-            var shift = (digits - 1) * 4
-            while shift >= 0 {
-                let nibble = UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0xF
-                buffer[index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
+            forEachHexDigit(value, minimum: minimum) { digit in
+                buffer[index] = digit
                 index += 1
-                shift -= 4
             }
             return index
+        }
+    }
+
+    /// How many digits `forEachHexDigit` gives.
+    static func hexDigitCount(_ value: UInt64, minimum: Int) -> Int {
+        max(minimum, (UInt64.bitWidth - value.leadingZeroBitCount + 3) / 4)
+    }
+
+    /// Hands `value`'s upper-case hex digits to `body`, most significant first, zero-padded to `minimum`.
+    @inline(__always)
+    static func forEachHexDigit(_ value: UInt64, minimum: Int, _ body: (UInt8) -> Void) {
+        var shift = (hexDigitCount(value, minimum: minimum) - 1) * 4
+        while shift >= 0 {
+            let nibble = UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0xF
+            body(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10)
+            shift -= 4
         }
     }
 

@@ -45,11 +45,7 @@ extension URIEncoding {
         throws(SigV4Error) -> String
     {
         let component = UnsafeBufferPointer(rebasing: bytes[range])
-        var isPlainASCII = true
-        for byte in component where byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+") || byte >= 0x80 {
-            isPlainASCII = false
-            break
-        }
+        let isPlainASCII = !component.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") || $0 >= 0x80 }
         if isPlainASCII { return String(decoding: component, as: UTF8.self) }
         let decoded: [UInt8]
         do {

@@ -36,6 +36,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_compare as bench  # noqa: E402  (the origin nginx, presignd's config, free ports, waiting for a port)
 
+ROOT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
 RC_SHIM = r"""
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -212,6 +214,27 @@ def run_rc(args, config, port, workdir):
         top = counter.most_common(args.top)
         for (name, count), shown in zip(top, demangle([name for name, _ in top])):
             print(f"  {count / args.requests:6.1f}  {shown[:140]}")
+    if args.sites:
+        print_sites(args, rows, symbols)
+
+
+def print_sites(args, rows, symbols):
+    """--sites: retains and releases by call site (source line, inlined frames innermost first) and object type."""
+    by_site = collections.Counter()
+    for count, kind, caller, isa in rows:
+        if 0 <= caller < 1 << 32:
+            by_site[(caller, kind, isa)] += count
+    top = by_site.most_common(args.top)
+    # One addr2line per address: with -i each prints as many lines as the site has inlined frames.
+    print("\nby call site (retain/release, object type, source lines innermost first):")
+    kinds = ("retain", "release", "retain_n", "release_n")
+    for (caller, kind, isa), count in top:
+        frames = subprocess.run(["addr2line", "-i", "-e", args.presignd, hex(caller)],
+                                capture_output=True, text=True).stdout.split()
+        frames = [os.path.relpath(f, ROOT_DIR) if f.startswith("/") else f for f in frames]
+        name = symbols.get(isa) or symbols.get(isa - 16) or symbols.get(isa - 8) or "(runtime type)"
+        shown = demangle([name])[0].replace("type metadata for ", "")
+        print(f"  {count / args.requests:5.1f}  {kinds[kind]:9} {shown[:28]:28}  {' < '.join(frames)[:200]}")
 
 
 def main():
@@ -222,6 +245,7 @@ def main():
     parser.add_argument("--distinct", action="store_true", help="a different query on every request")
     parser.add_argument("--rc", action="store_true", help="count reference-count operations instead")
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--sites", action="store_true", help="with --rc: also by call site (source line)")
     parser.add_argument("--out", default=None, help="where callgrind files go (default: a new /tmp directory)")
     args = parser.parse_args()
     needed = ["nginx"] + (["cc", "addr2line", "nm"] if args.rc else ["valgrind"])

@@ -1,19 +1,14 @@
 /// Parses field lines (`field-name ":" OWS field-value OWS`, RFC 9112 §5) of a head or a trailer section.
 enum FieldLineParser {
-    /// Parses the field lines of a head whose start line ends at `from`: `head` holds CRLF-terminated lines,
-    /// already checked for bare CR and LF, ending with the empty line.
-    ///
-    /// Every line is validated; with `keeping`, only the fields whose name it accepts become `String`s
-    /// (the rest stay raw bytes for a caller forwarding them as received).
-    static func parseFields(
-        _ head: UnsafeBufferPointer<UInt8>, from: Int, keeping: ((UnsafeBufferPointer<UInt8>) -> Bool)? = nil
-    ) throws(HTTPParseError) -> HTTPHeaders {
+    /// Parses and validates the field lines of a head whose start line ends at `from`: `head` holds CRLF-terminated
+    /// lines, already checked for bare CR and LF, ending with the empty line.
+    static func parseFields(_ head: UnsafeBufferPointer<UInt8>, from: Int) throws(HTTPParseError) -> HTTPHeaders {
         var headers = HTTPHeaders()
-        headers.reserveCapacity(keeping == nil ? 16 : 4)  // one allocation for a typical head, not regrowing
+        headers.reserveCapacity(16)  // one allocation for a typical head, not regrowing
         var lineStart = from
-        while let lineEnd = lineEnd(head, from: lineStart), lineEnd > lineStart {
-            try parse(UnsafeBufferPointer(rebasing: head[lineStart..<lineEnd]), into: &headers, keeping: keeping)
-            lineStart = lineEnd + 2
+        while let field = try nextField(head, from: lineStart) {
+            headers.add(name: ASCII.internedString(head, field.name), value: ASCII.internedString(head, field.value))
+            lineStart = field.next
         }
         return headers
     }
@@ -55,11 +50,9 @@ enum FieldLineParser {
         endToEnd.reserveCapacity(max(0, head.count - from))
         var keptFrom = from
         var lineStart = from
-        while let lineEnd = lineEnd(head, from: lineStart), lineEnd > lineStart {
-            let line = UnsafeBufferPointer(rebasing: head[lineStart..<lineEnd])
-            let field = try split(line)
-            let name = UnsafeBufferPointer(rebasing: line[field.name])
-            let value = UnsafeBufferPointer(rebasing: line[field.value])
+        while let field = try nextField(head, from: lineStart) {
+            let name = UnsafeBufferPointer(rebasing: head[field.name])
+            let value = UnsafeBufferPointer(rebasing: head[field.value])
             switch name.count {
             case 10 where ASCII.equalsLowercase(name, "connection"):
                 if HTTPHeaders.listContains(value, token: "close") { framing.close = true }
@@ -75,12 +68,79 @@ enum FieldLineParser {
             }
             if ResponseHead.isHopByHopField(name) {
                 endToEnd.append(contentsOf: UnsafeBufferPointer(rebasing: head[keptFrom..<lineStart]))
-                keptFrom = lineEnd + 2
+                keptFrom = field.next
             }
-            lineStart = lineEnd + 2
+            lineStart = field.next
         }
         endToEnd.append(contentsOf: UnsafeBufferPointer(rebasing: head[keptFrom..<max(keptFrom, lineStart)]))
         return endToEnd
+    }
+
+    /// Validates the field line of `head` that starts at `from`, as `split` does, and locates its name, its value
+    /// (OWS trimmed) and the start of the next line; nil at the head's empty line. `head` is a head the
+    /// `HeadReader` accepted (CRLF line ends, no bare CR or LF), so the first CR after the colon ends the line: the
+    /// value's byte check finds it, and the line is read once instead of being scanned for its end first.
+    @inline(__always)
+    static func nextField(_ head: UnsafeBufferPointer<UInt8>, from start: Int) throws(HTTPParseError)
+        -> (name: Range<Int>, value: Range<Int>, next: Int)?
+    {
+        guard start < head.count, head[start] != ASCII.cr else { return nil }
+        if ASCII.isWhitespace(head[start]) { throw .obsFold }  // RFC 9112 §5.2; also whitespace after the start line
+        // Token bytes; the byte that stops the run decides (a colon ends the name).
+        var colon = start + skipNameWords(UnsafeBufferPointer(rebasing: head[start...]))
+        while colon < head.count, ASCII.isTokenByte(head[colon]) { colon += 1 }
+        guard colon < head.count, head[colon] == ASCII.colon else {
+            if colon < head.count, ASCII.isWhitespace(head[colon]) { throw .whitespaceBeforeColon }  // RFC 9112 §5.1
+            throw .invalidHeaderName
+        }
+        guard colon > start else { throw .invalidHeaderName }
+        var valueStart = colon + 1
+        while valueStart < head.count, ASCII.isWhitespace(head[valueStart]) { valueStart += 1 }
+        let (lineEnd, isASCII) = try scanValue(head, from: valueStart)
+        var valueEnd = lineEnd
+        while valueEnd > valueStart, ASCII.isWhitespace(head[valueEnd - 1]) { valueEnd -= 1 }
+        // obs-text must at least be UTF-8: values become Strings, and forwarded raw bytes are the same bytes.
+        if !isASCII,
+            String(validating: UnsafeBufferPointer(rebasing: head[valueStart..<valueEnd]), as: UTF8.self) == nil
+        {
+            throw .invalidHeaderValue
+        }
+        return (start..<colon, valueStart..<valueEnd, lineEnd + 2)
+    }
+
+    /// From `start` to the CR that ends the line: throws unless every byte is a field-value byte (VCHAR, SP, HTAB,
+    /// obs-text), and returns the CR's index and whether all bytes are ASCII. Word at a time as `checkValueBytes`;
+    /// a flagged word (the CR, HTAB, obs-text or an invalid byte) is decided bytewise.
+    @inline(__always)
+    static func scanValue(_ head: UnsafeBufferPointer<UInt8>, from start: Int) throws(HTTPParseError)
+        -> (lineEnd: Int, isASCII: Bool)
+    {
+        var highBits: UInt8 = 0
+        var index = start
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while true {
+            var stop = head.count
+            if index + 8 <= head.count, let base = head.baseAddress {
+                let word = UnsafeRawPointer(base).loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let del = word ^ (ones &* 0x7F)
+                let belowSpace = (word &- ones &* UInt64(ASCII.space)) & ~word
+                let isDel = (del &- ones) & ~del
+                if (word | belowSpace | isDel) & highs == 0 {
+                    index += 8
+                    continue
+                }
+                stop = index + 8
+            }
+            guard index < stop else { throw .invalidHeaderValue }  // no CR: not a head the reader accepted
+            while index < stop {
+                let byte = head[index]
+                if byte == ASCII.cr { return (index, highBits < 0x80) }
+                guard ASCII.isFieldValueByte(byte) else { throw .invalidHeaderValue }
+                highBits |= byte
+                index += 1
+            }
+        }
     }
 
     /// The index of the CR ending the line that starts at `from` (lines are CRLF-terminated and CR is never bare).
@@ -90,13 +150,9 @@ enum FieldLineParser {
         return index < head.count ? index : nil
     }
 
-    /// Validates one field line (without its CRLF) and adds it to `headers` unless `keeping` turns its name down.
-    static func parse(
-        _ line: UnsafeBufferPointer<UInt8>, into headers: inout HTTPHeaders,
-        keeping: ((UnsafeBufferPointer<UInt8>) -> Bool)? = nil
-    ) throws(HTTPParseError) {
+    /// Validates one field line (without its CRLF) and adds it to `headers`.
+    static func parse(_ line: UnsafeBufferPointer<UInt8>, into headers: inout HTTPHeaders) throws(HTTPParseError) {
         let field = try split(line)
-        guard keeping?(UnsafeBufferPointer(rebasing: line[field.name])) ?? true else { return }
         headers.add(name: ASCII.internedString(line, field.name), value: ASCII.internedString(line, field.value))
     }
 

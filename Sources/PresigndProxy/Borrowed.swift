@@ -14,3 +14,10 @@ struct Borrowed<Object: AnyObject> {
         reference._withUnsafeGuaranteedRef(body)
     }
 }
+
+extension Borrowed: Equatable {
+    /// The same object (identity, as `===`).
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.reference.toOpaque() == rhs.reference.toOpaque()
+    }
+}

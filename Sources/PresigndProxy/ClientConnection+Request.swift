@@ -26,7 +26,7 @@ extension ClientConnection {
                     return
                 }
                 if EvBuffer.length(input) == 0 { return }
-                let now = worker.loop.nowMilliseconds()
+                let now = borrowedWorker.with { $0.nowMicroseconds() } / 1000
                 if headStartedAt == nil {
                     // The header timeout is armed only if the head does not arrive whole (`.needMore`).
                     headStartedAt = now
@@ -35,7 +35,11 @@ extension ClientConnection {
                     return
                 }
             case .body:
-                if let upstream = exchange?.upstream, EvBuffer.length(upstream.output) > settings.highWatermark {
+                let highWatermark = watermarks.high
+                let upstreamFull = borrowedExchange?.with { exchange in
+                    exchange.borrowedUpstream?.with { EvBuffer.length($0.output) > highWatermark }
+                }
+                if upstreamFull == true {
                     clientReadPaused = true
                     pauseClientReading()
                     return
@@ -121,7 +125,7 @@ extension ClientConnection {
         // body phase runs even for bodyless requests.
         requestPhase = .body
         // A reload that happened while this connection sat idle applies to its next request.
-        settings = worker.settings
+        if settings !== worker.settings { settings = worker.settings }
         let hasBody = decoder.framing != .none
         let isHTTP10 = head.version.minor == 0
         let keepAlive = decoder.isKeepAlive && !worker.isDraining
@@ -157,7 +161,7 @@ extension ClientConnection {
         borrowedWorker.with { worker in
             let exchange = Exchange(
                 id: worker.nextRequest(), method: method, logPath: logPath, bucket: bucket,
-                upstreamIndex: upstreamIndex, startedAt: worker.loop.nowMilliseconds(), encodedHead: [],
+                upstreamIndex: upstreamIndex, startedAtMicros: worker.nowMicroseconds(), encodedHead: [],
                 requestHasBody: hasBody, clientKeepAlive: keepAlive, clientIsHTTP10: isHTTP10)
             self.exchange = exchange
             responsePhase = .head
@@ -258,14 +262,15 @@ extension ClientConnection {
         let index = exchange.upstreamIndex
         // After a reload the worker's pools belong to the new configuration: an exchange still
         // running under the old one connects on its own.
-        let pool = settings === worker.settings ? worker.pool(for: index) : nil
-        var connection = fresh ? nil : pool?.take()
+        let pooled = settings === worker.settings
+        var connection = fresh || !pooled ? nil : worker.withPool(index) { $0.take() }
         if connection == nil {
             do {
                 connection = try UpstreamConnection(
                     loop: worker.loop, target: settings.upstreams[index], upstreamIndex: index,
-                    sessions: pool?.sessions ?? TLSSessionStore(), lowWatermark: settings.lowWatermark)
-                pool?.noteCreated()
+                    sessions: pooled ? worker.withPool(index) { $0.sessions } : TLSSessionStore(),
+                    lowWatermark: settings.lowWatermark)
+                if pooled { worker.withPool(index) { $0.noteCreated() } }
             } catch {
                 failBeforeResponse(error)
                 return

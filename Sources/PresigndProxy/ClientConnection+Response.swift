@@ -68,14 +68,16 @@ extension ClientConnection: UpstreamConnectionDelegate {
     }
 
     func processUpstreamInput() {
-        // One strong reference each for the whole loop, not a retain and a release per decoded step; the loop
-        // ends as soon as the connection's exchange or the exchange's upstream is another (or none).
-        guard let exchange, let upstream = exchange.upstream else { return }
-        let input = upstream.input
-        while !isClosed, self.exchange === exchange, exchange.upstream === upstream {
-            if EvBuffer.length(output) > settings.highWatermark {
+        // One strong reference to the exchange for the whole loop, not a retain and a release per decoded step
+        // (a step may end the exchange); the upstream is only borrowed: the loop ends as soon as the connection's
+        // exchange or the exchange's upstream is another (or none), so it is used only while the exchange holds it.
+        guard let exchange, let upstream = exchange.borrowedUpstream else { return }
+        let exchangeID = ObjectIdentifier(exchange)
+        let input = upstream.with { $0.input }
+        while !isClosed, self.exchange.map(ObjectIdentifier.init) == exchangeID, exchange.borrowedUpstream == upstream {
+            if EvBuffer.length(output) > watermarks.high {
                 upstreamReadPaused = true
-                upstream.disableReading()
+                upstream.with { $0.disableReading() }
                 return
             }
             // Decoded even when empty: a finished body still owes its `.end`.
@@ -105,7 +107,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
                     continue
                 }
                 exchange.sawInterimHead = false
-                exchange.ops.responseHeadArrived(status: head.status)
+                exchange.ops.responseHeadArrived(status: head.status, at: borrowedWorker.with { $0.nowMicroseconds() })
                 writeResponseHead(head, exchange: exchange)
             case .body(let skip, let count):
                 EvBuffer.drain(input, skip)
@@ -188,7 +190,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
                 && EvBuffer.length(upstream.input) == 0 && EvBuffer.length(upstream.output) == 0
                 && !worker.isDraining
             if reusable && settings === worker.settings {
-                worker.pool(for: exchange.upstreamIndex).put(upstream)
+                worker.withPool(exchange.upstreamIndex) { $0.put(upstream) }
             } else {
                 upstream.free()
             }
@@ -210,7 +212,8 @@ extension ClientConnection: UpstreamConnectionDelegate {
             return
         }
         requestPhase = .head
-        settings = worker.settings  // a reload applies from the next request on
+        // A reload applies from the next request on (compared first: an assignment is a retain and a release).
+        if settings !== worker.settings { settings = worker.settings }
         setReadTimeout(settings.limits.idleTimeoutMilliseconds)
         resumeClientReading()
         processClientInput()

@@ -24,13 +24,22 @@ final class ClientConnection: SocketReadPumpDelegate {
     let peer: SocketAddress
     /// The configuration this connection's current exchange runs under; a reload reaches the
     /// connection between requests (`requestCycleEnded`), never mid-exchange.
-    var settings: ProxySettings
+    var settings: ProxySettings {
+        didSet { watermarks = (settings.lowWatermark, settings.highWatermark) }
+    }
+    /// `settings`' output watermarks, read several times per request: a stored copy reads without retaining
+    /// `settings`.
+    private(set) var watermarks: (low: Int, high: Int)
     var decoder: RequestDecoder
 
     var requestPhase: RequestPhase = .head
     var responsePhase: ResponsePhase = .none
     /// The exchange's upstream side, while one is in flight.
-    var exchange: Exchange?
+    var exchange: Exchange? {
+        didSet { borrowedExchange = exchange.map(Borrowed.init) }
+    }
+    /// `exchange` for reads that cannot end it (no retain and release around them).
+    private(set) var borrowedExchange: Borrowed<Exchange>?
     /// Close once the current response is flushed (no keep-alive, unread body, draining).
     var closeAfterResponse = false
     private(set) var isClosed = false
@@ -72,6 +81,7 @@ final class ClientConnection: SocketReadPumpDelegate {
         self.fd = bufferevent_getfd(bev)
         self.peer = peer
         self.settings = settings
+        self.watermarks = (settings.lowWatermark, settings.highWatermark)
         var limits = DecoderLimits()
         limits.maxRequestLineBytes = settings.limits.maxRequestLineBytes
         limits.maxHeaderBytes = settings.limits.maxHeaderBytes
@@ -147,21 +157,27 @@ final class ClientConnection: SocketReadPumpDelegate {
     /// event so one fast transfer cannot starve the loop; the rest continues on a zero timer.
     func settle() {
         var rounds = 0
+        let lowWatermark = watermarks.low
         while !isClosed {
             var moved = false
-            if let exchange, let upstream = exchange.upstream {
-                upstream.flush()
-                if EvBuffer.length(upstream.output) <= settings.lowWatermark {
-                    if let spool = exchange.spool, exchange.pendingPlan == nil {
-                        let before = spool.sent
-                        pumpSpool()
-                        moved = spool.sent != before
-                    } else if clientReadPaused {
-                        clientReadPaused = false
-                        resumeClientReading()
-                        processClientInput()
-                        moved = true
-                    }
+            // Borrowed: flushing and measuring cannot end the exchange; what follows may, and retains it.
+            let upstreamDrained = borrowedExchange?.with { exchange in
+                exchange.borrowedUpstream?.with { upstream in
+                    upstream.flush()
+                    return EvBuffer.length(upstream.output) <= lowWatermark
+                }
+            }
+            if upstreamDrained == true {
+                let spooling = borrowedExchange?.with { $0.spool != nil && $0.pendingPlan == nil } == true
+                if spooling, let spool = exchange?.spool {
+                    let before = spool.sent
+                    pumpSpool()
+                    moved = spool.sent != before
+                } else if clientReadPaused {
+                    clientReadPaused = false
+                    resumeClientReading()
+                    processClientInput()
+                    moved = true
                 }
             }
             guard !isClosed else { return }
@@ -171,7 +187,7 @@ final class ClientConnection: SocketReadPumpDelegate {
                 close()
                 return
             }
-            if upstreamReadPaused && EvBuffer.length(output) <= settings.lowWatermark, let exchange {
+            if upstreamReadPaused && EvBuffer.length(output) <= lowWatermark, let exchange {
                 upstreamReadPaused = false
                 exchange.upstream?.enableReading()
                 processUpstreamInput()

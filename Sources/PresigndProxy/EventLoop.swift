@@ -58,9 +58,17 @@ final class EventLoop {
 
     /// Cached time of the current loop iteration, in milliseconds since the epoch.
     func nowMilliseconds() -> Int {
+        Self.cachedMicroseconds(base) / 1000
+    }
+
+    /// The time libevent took when the current loop iteration woke up (its monotonic clock plus an offset to
+    /// the wall clock that it refreshes every few seconds), in microseconds since the epoch: what request
+    /// timings, signing dates and timeouts read while handling events, so that they cost no clock read of their
+    /// own (a `clock_gettime` is ~20 ns on these VMs; a request took five). Outside a callback it reads the clock.
+    static func cachedMicroseconds(_ base: OpaquePointer) -> Int {
         var time = timeval()
         event_base_gettimeofday_cached(base, &time)
-        return Int(time.tv_sec) * 1000 + Int(time.tv_usec) / 1000
+        return Int(time.tv_sec) * 1_000_000 + Int(time.tv_usec)
     }
 }
 

@@ -11,7 +11,6 @@ final class Exchange {
     let logPath: String
     let bucket: String
     let upstreamIndex: Int
-    let startedAt: Int
     /// The signed, encoded head, kept for one retry on a stale pooled connection.
     var encodedHead: [UInt8]
     let requestHasBody: Bool
@@ -42,10 +41,10 @@ final class Exchange {
     var requestBodyBytes = 0
     var responseBodyBytes = 0
     /// Access-log and metrics observations (ops).
-    var ops = ExchangeObservation()
+    var ops: ExchangeObservation
 
     init(
-        id: RequestID, method: String, logPath: String, bucket: String, upstreamIndex: Int, startedAt: Int,
+        id: RequestID, method: String, logPath: String, bucket: String, upstreamIndex: Int, startedAtMicros: Int,
         encodedHead: [UInt8], requestHasBody: Bool, clientKeepAlive: Bool,
         clientIsHTTP10: Bool
     ) {
@@ -54,12 +53,15 @@ final class Exchange {
         self.logPath = logPath
         self.bucket = bucket
         self.upstreamIndex = upstreamIndex
-        self.startedAt = startedAt
+        self.ops = ExchangeObservation(startedAtMicros: startedAtMicros)
         self.encodedHead = encodedHead
         self.requestHasBody = requestHasBody
         self.clientKeepAlive = clientKeepAlive
         self.clientIsHTTP10 = clientIsHTTP10
     }
+
+    /// `upstream` without a retain: for a caller that uses it only while the exchange still holds it.
+    var borrowedUpstream: Borrowed<UpstreamConnection>? { upstream.map(Borrowed.init) }
 
     deinit {
         if let awsStage { evbuffer_free(awsStage) }

@@ -1,7 +1,10 @@
 /// What an exchange records for the access log and the metrics (timings, upstream status, reuse),
 /// kept apart from the proxying state in `Exchange`.
+///
+/// Times are the event loop's (`EventLoop.cachedMicroseconds`): when the loop iteration that saw the event woke
+/// up, as nginx's `$request_time` is, not a clock read per event.
 struct ExchangeObservation {
-    let startedAtMicros = MonotonicClock.microseconds()
+    let startedAtMicros: Int
     /// The client's address (`127.0.0.1`, `::1`, `unix`).
     var client = "-"
     /// When the signed head was handed to the upstream connection (a new one still has to connect).
@@ -12,19 +15,27 @@ struct ExchangeObservation {
     var upstreamLatencyMicros: Int?
     var upstreamStatus: Int?
     var upstreamReused: Bool?
+    /// Pooled connections the exchange was sent on (a retry after a stale one makes two attachments).
+    var reusedConnections = 0
     /// The S3 error code presignd answered with, or `aborted` when the exchange was cut short.
     var errorCode: String?
     /// The signed head came from `SignedHeadCache` (an identical request in the same second).
     var reusedSignature = false
 
-    mutating func upstreamAttached(slot: Int, reused: Bool) {
-        upstreamSlot = slot
-        upstreamSentAtMicros = MonotonicClock.microseconds()
-        upstreamReused = reused
+    init(startedAtMicros: Int) {
+        self.startedAtMicros = startedAtMicros
     }
 
-    mutating func responseHeadArrived(status: Int) {
+    mutating func upstreamAttached(slot: Int, reused: Bool, at now: Int) {
+        upstreamSlot = slot
+        upstreamSentAtMicros = now
+        upstreamReused = reused
+        if reused { reusedConnections += 1 }
+    }
+
+    mutating func responseHeadArrived(status: Int, at now: Int) {
         upstreamStatus = status
-        if let sent = upstreamSentAtMicros { upstreamLatencyMicros = MonotonicClock.microseconds() - sent }
+        // Never negative: the loop's wall-clock offset may step between two iterations.
+        if let sent = upstreamSentAtMicros { upstreamLatencyMicros = max(0, now - sent) }
     }
 }

@@ -61,11 +61,13 @@ final class SocketReadPump {
         // (not thawed and frozen again around every read: two locked calls each).
         evbuffer_unfreeze(input, 0)
         let context = Unmanaged.passUnretained(self).toOpaque()
+        // The read callback does not retain the pump (one retain and release less per read): `handleReadable`
+        // touches nothing of the pump after its delegate call, the only call that may free it.
         event = event_new(
             loop.base, fd, Int16(EV_READ | EV_PERSIST),
             { _, _, context in
                 guard let context else { return }
-                Unmanaged<SocketReadPump>.fromOpaque(context).takeUnretainedValue().handleReadable()
+                Unmanaged<SocketReadPump>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.handleReadable() }
             }, context)
         timer = event_new(
             loop.base, -1, 0,
@@ -144,6 +146,7 @@ final class SocketReadPump {
         return recvmsg(fd, &message, 0)
     }
 
+    /// Must not touch `self` after the delegate call (see `init`).
     private func handleReadable() {
         let want = readSize
         var vectors = (iovec(), iovec())

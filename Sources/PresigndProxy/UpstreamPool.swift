@@ -5,10 +5,9 @@ final class UpstreamPool {
     private var idle: [UpstreamConnection] = []
     private(set) var created = 0
     private(set) var reused = 0
-    /// Told the idle count after every change (`reportIdleCount`). The worker's metrics outlive its pools:
-    /// `unowned(unsafe)` spares a retain and a release per call, as a stored closure would cost.
-    private unowned(unsafe) var metrics: WorkerMetrics?
-    private var metricSlot = 0
+    /// Holds the idle count after every change (`reportIdleCount`): the worker's metrics keep their gauges for
+    /// good, so a borrowed reference spares a retain and a release per store.
+    private var idleGauge: Borrowed<IdleGauge>?
 
     /// From the pool's `UpstreamTarget` (one pool per upstream and configuration).
     private let maxIdleConnections: Int
@@ -24,12 +23,13 @@ final class UpstreamPool {
 
     /// Publishes the idle count to `metrics` (gauge `slot`) after every change.
     func reportIdleCount(to metrics: WorkerMetrics, slot: Int) {
-        self.metrics = metrics
-        metricSlot = slot
+        let gauge = metrics.idleGauge(slot: slot)
+        idleGauge = Borrowed(gauge)
+        gauge.set(idle.count)
     }
 
     private func idleCountChanged() {
-        metrics?.poolIdle(slot: metricSlot, count: idle.count)
+        idleGauge?.with { $0.set(idle.count) }
     }
 
     /// A pooled connection, or nil when the caller must connect a new one.

@@ -10,12 +10,18 @@ import PresigndSigV4
 final class Worker {
     let index: Int
     let loop: EventLoop
+    /// `loop.base`, for the per-request time reads.
+    private let loopBase: OpaquePointer
     let logger: Logger
     let metrics: WorkerMetrics
     private(set) var settings: ProxySettings
     private var listeners: [OpaquePointer] = []
     private var connections: [ObjectIdentifier: ClientConnection] = [:]
-    private var pools: [UpstreamPool] = []
+    private var pools: [UpstreamPool] = [] {
+        didSet { borrowedPools = pools.map(Borrowed.init) }
+    }
+    /// `pools` for the per-request path (`withPool`): no retain and release of the pool around each use.
+    private var borrowedPools: [Borrowed<UpstreamPool>] = []
     private var signers: [Signer?] = []
     /// Per upstream index: its slot in `metrics` (resolved once per configuration).
     private var metricSlots: [Int] = []
@@ -35,6 +41,7 @@ final class Worker {
     init(index: Int, settings: ProxySettings, logger: Logger, metrics: WorkerMetrics) throws(StartupError) {
         self.index = index
         self.loop = try EventLoop(lockless: true)
+        self.loopBase = loop.base
         self.logger = logger
         self.metrics = metrics
         self.settings = settings
@@ -106,6 +113,13 @@ final class Worker {
 
     func pool(for upstreamIndex: Int) -> UpstreamPool { pools[upstreamIndex] }
 
+    /// Calls `body` with the current configuration's pool for an upstream, borrowed (`pools` keeps it alive;
+    /// only a reload replaces it, between requests).
+    @inline(__always)
+    func withPool<Result>(_ upstreamIndex: Int, _ body: (UpstreamPool) -> Result) -> Result {
+        borrowedPools[upstreamIndex].with(body)
+    }
+
     /// The worker's signer for an upstream (its day's signing key stays cached in it).
     func signer(for upstreamIndex: Int) -> Signer? {
         if let signer = signers[upstreamIndex] { return signer }
@@ -150,14 +164,18 @@ final class Worker {
         swap(&buffer, &spareSignedHead)
     }
 
-    /// The signing time, formatted once per second rather than once per request.
+    /// The signing time (the loop iteration's), formatted once per second rather than once per request.
     func signingDate() -> AmzDate {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
-        if let cached = lastSigningDate, cached.epochSeconds == Int(spec.tv_sec) { return cached }
-        let date = AmzDate(epochSeconds: Int(spec.tv_sec))
+        let seconds = nowMicroseconds() / 1_000_000
+        if let cached = lastSigningDate, cached.epochSeconds == seconds { return cached }
+        let date = AmzDate(epochSeconds: seconds)
         lastSigningDate = date
         return date
+    }
+
+    /// The loop iteration's time (`EventLoop.cachedMicroseconds`), read without touching `loop`'s reference count.
+    func nowMicroseconds() -> Int {
+        EventLoop.cachedMicroseconds(loopBase)
     }
 
     /// The next request's id, formatted only where it is written (`RequestID`).
@@ -182,12 +200,12 @@ final class Worker {
     func exchangeEnded(_ exchange: Exchange, completed: Bool) {
         recycleSignedHeadBuffer(&exchange.encodedHead)
         let ops = exchange.ops
-        let duration = MonotonicClock.microseconds() - ops.startedAtMicros
+        let duration = max(0, nowMicroseconds() - ops.startedAtMicros)
         metrics.requestEnded(
             bucket: exchange.bucket, method: exchange.method, status: exchange.responseStatus,
             bytesIn: exchange.requestBodyBytes, bytesOut: exchange.responseBodyBytes, durationMicros: duration,
             upstreamSlot: ops.upstreamSlot, upstreamLatencyMicros: ops.upstreamLatencyMicros,
-            reusedSignature: ops.reusedSignature)
+            reusedConnections: ops.reusedConnections, reusedSignature: ops.reusedSignature)
         logAccess(
             AccessLogEntry(
                 requestID: exchange.requestID, client: ops.client, bucket: exchange.bucket, method: exchange.method,
@@ -221,8 +239,8 @@ final class Worker {
         let slot =
             exchangeSettings === settings
             ? metricSlots[index] : metrics.upstreamSlot(named: exchangeSettings.upstreams[index].name)
-        exchange.ops.upstreamAttached(slot: slot, reused: connection.isReused)
-        metrics.upstreamAttached(slot: slot, reused: connection.isReused)
+        exchange.ops.upstreamAttached(slot: slot, reused: connection.isReused, at: nowMicroseconds())
+        if !connection.isReused { metrics.upstreamConnectionOpened(slot: slot) }
         if !connection.isReused && connection.onTLSHandshake == nil {
             connection.onTLSHandshake = { [metrics] resumed in metrics.tlsHandshake(slot: slot, resumed: resumed) }
         }

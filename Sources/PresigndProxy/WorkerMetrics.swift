@@ -1,7 +1,8 @@
 import Synchronization
 
-/// A worker's counters. Updated by the worker once per request, connection and upstream event (an
-/// uncontended lock), read by the admin listener when `/metrics` is scraped.
+/// A worker's counters. Updated by the worker (an uncontended lock once per request, connection and new upstream
+/// connection; the in-flight count and the pools' idle counts are atomics only the worker stores), read by the
+/// admin listener when `/metrics` is scraped.
 final class WorkerMetrics: Sendable {
     /// Latency histogram bounds, microseconds (Prometheus `le`, shown in seconds).
     static let latencyBoundsMicros: [Int] = [
@@ -59,7 +60,10 @@ final class WorkerMetrics: Sendable {
     struct Counters: Sendable {
         var bytesIn = 0
         var bytesOut = 0
+        /// Requests in flight: filled in by `snapshot` (requests started minus `endedInFlight`).
         var inFlight = 0
+        /// Requests that had been counted as started and have ended.
+        var endedInFlight = 0
         var openConnections = 0
         var totalConnections = 0
         var duration = Histogram()
@@ -76,6 +80,8 @@ final class WorkerMetrics: Sendable {
         /// instead of hashing a name.
         var upstreamNames: [String] = []
         var upstreamSlots: [UpstreamCounters] = []
+        /// Per slot: its idle-connection gauge (`snapshot` copies the values into `upstreamSlots`).
+        var idleGauges: [IdleGauge] = []
 
         var upstreams: [String: UpstreamCounters] {
             var result: [String: UpstreamCounters] = [:]
@@ -116,13 +122,22 @@ final class WorkerMetrics: Sendable {
             if let slot = upstreamNames.firstIndex(of: name) { return slot }
             upstreamNames.append(name)
             upstreamSlots.append(UpstreamCounters())
+            idleGauges.append(IdleGauge())
             return upstreamNames.count - 1
         }
     }
 
     private let counters = Mutex(Counters())
+    /// Requests started. Only the worker writes it, so an increment is a load and a store (no locked
+    /// instruction, no lock); `snapshot` reads it after the counters, so it never sees fewer starts than ends.
+    private let started = Atomic<Int>(0)
 
-    func snapshot() -> Counters { counters.withLock { $0 } }
+    func snapshot() -> Counters {
+        var copy = counters.withLock { $0 }
+        copy.inFlight = max(0, started.load(ordering: .acquiring) - copy.endedInFlight)
+        for slot in copy.upstreamSlots.indices { copy.upstreamSlots[slot].idleConnections = copy.idleGauges[slot].value }
+        return copy
+    }
 
     func connectionOpened() {
         counters.withLock {
@@ -144,8 +159,9 @@ final class WorkerMetrics: Sendable {
         counters.withLock { $0.denials[code, default: 0] += 1 }
     }
 
+    /// Called by the owning worker only (see `started`).
     func requestStarted() {
-        counters.withLock { $0.inFlight += 1 }
+        started.store(started.load(ordering: .relaxed) + 1, ordering: .releasing)
     }
 
     /// A request ended. `wasInFlight` is false for requests answered locally before an exchange began.
@@ -154,19 +170,20 @@ final class WorkerMetrics: Sendable {
     func requestEnded(
         bucket: String, method: String, status: Int, bytesIn: Int, bytesOut: Int, durationMicros: Int,
         wasInFlight: Bool = true, upstreamSlot: Int? = nil, upstreamLatencyMicros: Int? = nil,
-        reusedSignature: Bool = false
+        reusedConnections: Int = 0, reusedSignature: Bool = false
     ) {
         let statusClass = status >= 100 && status < 600 ? Self.statusClasses[status / 100 - 1] : "none"
         let key = RequestKey(bucket: bucket, method: method, statusClass: statusClass)
         counters.withLock {
-            if wasInFlight { $0.inFlight -= 1 }
+            if wasInFlight { $0.endedInFlight += 1 }
             $0.countRequest(key)
             $0.bytesIn += bytesIn
             $0.bytesOut += bytesOut
             $0.duration.observe(durationMicros)
             if reusedSignature { $0.signaturesReused += 1 }
-            if let upstreamSlot, let upstreamLatencyMicros {
-                $0.upstreamSlots[upstreamSlot].latency.observe(upstreamLatencyMicros)
+            if let upstreamSlot {
+                if let upstreamLatencyMicros { $0.upstreamSlots[upstreamSlot].latency.observe(upstreamLatencyMicros) }
+                $0.upstreamSlots[upstreamSlot].connectionsReused += reusedConnections
             }
         }
     }
@@ -183,14 +200,10 @@ final class WorkerMetrics: Sendable {
         counters.withLock { $0.slot(named: name) }
     }
 
-    func upstreamAttached(slot: Int, reused: Bool) {
-        counters.withLock {
-            if reused {
-                $0.upstreamSlots[slot].connectionsReused += 1
-            } else {
-                $0.upstreamSlots[slot].connectionsOpened += 1
-            }
-        }
+    /// A new upstream connection was opened for a request. (A pooled one is counted when the request ends:
+    /// `requestEnded(reusedConnections:)`, in the lock that request takes anyway.)
+    func upstreamConnectionOpened(slot: Int) {
+        counters.withLock { $0.upstreamSlots[slot].connectionsOpened += 1 }
     }
 
     func tlsHandshake(slot: Int, resumed: Bool) {
@@ -200,7 +213,19 @@ final class WorkerMetrics: Sendable {
         }
     }
 
-    func poolIdle(slot: Int, count: Int) {
-        counters.withLock { $0.upstreamSlots[slot].idleConnections = count }
+    /// The gauge an upstream pool stores its idle count in (one per slot, shared by the slot's pools).
+    func idleGauge(slot: Int) -> IdleGauge {
+        counters.withLock { $0.idleGauges[slot] }
+    }
+}
+
+/// A gauge one thread stores and others read (`/metrics`): a plain store and load, no lock.
+final class IdleGauge: Sendable {
+    private let storage = Atomic<Int>(0)
+
+    var value: Int { storage.load(ordering: .relaxed) }
+
+    func set(_ value: Int) {
+        storage.store(value, ordering: .relaxed)
     }
 }

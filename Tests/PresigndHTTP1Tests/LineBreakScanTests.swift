@@ -85,3 +85,71 @@ import Testing
         }
     }
 }
+
+/// The one-pass field-line scan of a whole head (`nextField`) finds the same name, value and error as splitting the
+/// line first (`split`), for every byte value at every position of names and values of many lengths.
+@Suite struct FieldLineScanTests {
+    typealias Outcome = Result<FieldOutcome, HTTPParseError>
+
+    struct FieldOutcome: Equatable {
+        var name: Range<Int>
+        var value: Range<Int>
+    }
+
+    static func byNextField(_ head: [UInt8]) -> (Outcome, next: Int?) {
+        head.withUnsafeBufferPointer { buffer in
+            do throws(HTTPParseError) {
+                guard let field = try FieldLineParser.nextField(buffer, from: 0) else {
+                    return (.failure(.invalidHeaderName), nil)
+                }
+                return (.success(FieldOutcome(name: field.name, value: field.value)), field.next)
+            } catch {
+                return (.failure(error), nil)
+            }
+        }
+    }
+
+    static func bySplit(_ line: [UInt8]) -> Outcome {
+        line.withUnsafeBufferPointer { buffer in
+            do throws(HTTPParseError) {
+                let field = try FieldLineParser.split(buffer)
+                return .success(FieldOutcome(name: field.name, value: field.value))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    @Test(arguments: ["X", "Content-Type", "x-amz-meta-a-long-name"])
+    func agreesWithSplittingTheLineFirst(name: String) {
+        for valueLength in [0, 1, 5, 8, 13, 16, 21] {
+            let plain = Array(name.utf8) + Array(": ".utf8) + [UInt8](repeating: UInt8(ascii: "v"), count: valueLength)
+            for position in 0..<plain.count {
+                for value in 0...255 where value != 0x0D && value != 0x0A {
+                    var line = plain
+                    line[position] = UInt8(value)
+                    let head = line + Array("\r\nNext: field\r\n\r\n".utf8)
+                    let (got, next) = Self.byNextField(head)
+                    let expected = Self.bySplit(line)
+                    #expect(got == expected, "\(name) value length \(valueLength): byte \(value) at \(position)")
+                    if case .success = got { #expect(next == line.count + 2) }
+                }
+            }
+        }
+    }
+
+    @Test func endsAtTheEmptyLineAndKeepsObsTextThatIsUTF8() throws {
+        let head = Array("A: caf\u{E9} \t\r\nB:\r\n\r\n".utf8)
+        try head.withUnsafeBufferPointer { buffer in
+            let first = try #require(try FieldLineParser.nextField(buffer, from: 0))
+            #expect(Array(buffer[first.value]) == Array("caf\u{E9}".utf8))
+            let second = try #require(try FieldLineParser.nextField(buffer, from: first.next))
+            #expect(second.value.isEmpty && second.name == first.next..<(first.next + 1))
+            #expect(try FieldLineParser.nextField(buffer, from: second.next) == nil)
+        }
+        let invalidUTF8 = Array("A: ".utf8) + [0xFF] + Array("\r\n\r\n".utf8)
+        #expect(throws: HTTPParseError.invalidHeaderValue) {
+            try invalidUTF8.withUnsafeBufferPointer { try FieldLineParser.nextField($0, from: 0) }
+        }
+    }
+}

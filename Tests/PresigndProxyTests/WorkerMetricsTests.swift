@@ -35,16 +35,26 @@ struct WorkerMetricsTests {
         let s3 = metrics.upstreamSlot(named: "s3")
         #expect(r2 != s3)
         #expect(metrics.upstreamSlot(named: "r2") == r2, "a reload resolving the same name gets the same slot")
-        metrics.upstreamAttached(slot: r2, reused: false)
-        metrics.upstreamAttached(slot: r2, reused: true)
-        metrics.upstreamAttached(slot: s3, reused: true)
-        metrics.poolIdle(slot: s3, count: 7)
+        metrics.upstreamConnectionOpened(slot: r2)
+        metrics.requestStarted()
+        metrics.requestStarted()
+        metrics.idleGauge(slot: s3).set(7)
+        #expect(metrics.snapshot().inFlight == 2)
         metrics.requestEnded(
             bucket: "b", method: "GET", status: 200, bytesIn: 0, bytesOut: 0, durationMicros: 5, upstreamSlot: r2,
-            upstreamLatencyMicros: 3)
-        let upstreams = metrics.snapshot().upstreams
+            upstreamLatencyMicros: 3, reusedConnections: 1)
+        metrics.requestEnded(
+            bucket: "b", method: "GET", status: 200, bytesIn: 0, bytesOut: 0, durationMicros: 5, upstreamSlot: s3,
+            reusedConnections: 1)
+        // A local answer was never in flight: it leaves the gauge alone.
+        metrics.requestEnded(
+            bucket: "-", method: "GET", status: 403, bytesIn: 0, bytesOut: 0, durationMicros: 0, wasInFlight: false)
+        let snapshot = metrics.snapshot()
+        #expect(snapshot.inFlight == 0)
+        let upstreams = snapshot.upstreams
         #expect(upstreams["r2"]?.connectionsOpened == 1 && upstreams["r2"]?.connectionsReused == 1)
         #expect(upstreams["r2"]?.latency.count == 1)
         #expect(upstreams["s3"]?.connectionsReused == 1 && upstreams["s3"]?.idleConnections == 7)
+        #expect(metrics.idleGauge(slot: s3) === metrics.idleGauge(slot: s3), "pools of one slot share its gauge")
     }
 }

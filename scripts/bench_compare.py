@@ -84,12 +84,12 @@ def children(pid):
         return []
 
 
-def cpu_ticks(pids):
+def cpu_ticks(pids, user_only=False):
     total = 0
     for pid in pids:
         with open(f"/proc/{pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+        total += int(fields[11]) + (0 if user_only else int(fields[12]))  # utime, stime (fields 14 and 15)
     return total
 
 
@@ -506,6 +506,7 @@ def wrk_run(bench, name, key, duration):
     server, origin = bench.server(name), bench.origin
     accepts = origin_accepts(origin)
     before, before_origin = cpu_ticks(server.pids), cpu_ticks(origin.pids)
+    before_user = cpu_ticks(server.pids, user_only=True)
     script = []
     if key.endswith(DISTINCT):
         key = key[:-len(DISTINCT)]
@@ -516,6 +517,7 @@ def wrk_run(bench, name, key, duration):
     out = subprocess.run(["wrk", "-t1", "-c64", f"-d{duration}s", "--timeout", "5s", "--latency"] + script +
                          [bench.url(name, key)], capture_output=True, text=True, timeout=duration + 30)
     cpu, cpu_origin = cpu_ticks(server.pids) - before, cpu_ticks(origin.pids) - before_origin
+    cpu_user = cpu_ticks(server.pids, user_only=True) - before_user
     accepts = origin_accepts(origin) - accepts
     text = out.stdout
     m = re.search(r"(\d+) requests in", text)
@@ -533,6 +535,7 @@ def wrk_run(bench, name, key, duration):
         "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1)),
         "p50": parse_time(lat["50"]), "p99": parse_time(lat["99"]),
         "cpu": cpu * us / requests if name != "direct" else None,
+        "cpu_user": cpu_user * us / requests if name != "direct" else None,
         "cpu_origin": cpu_origin * us / requests,
         "conns": accepts,
     }
@@ -835,7 +838,8 @@ def main():
     if "wrk" in phases:
         for key, label in (("obj1k", "1 KiB"), ("obj1k" + DISTINCT, "1 KiB distinct"), ("obj64k", "64 KiB")):
             for metric, text, spec in (("rps", "req/s", ".0f"), ("p50", "p50 ms", ".2f"), ("p99", "p99 ms", ".2f"),
-                                       ("cpu", "proxy CPU µs/req", ".1f"), ("cpu_origin", "origin CPU µs/req", ".1f"),
+                                       ("cpu", "proxy CPU µs/req", ".1f"), ("cpu_user", "proxy user CPU µs/req", ".1f"),
+                                       ("cpu_origin", "origin CPU µs/req", ".1f"),
                                        ("conns", "conns opened to origin", ".0f")):
                 values = {t: med([r[metric] for r in wrk_res[(t, key)]]) for t in cols}
                 summary[(key, metric)] = values

@@ -101,7 +101,7 @@ extension EvBuffer {
     /// `send`: a small response's head and body (two chains) cost one copy of ~1 KiB, cheaper than
     /// the iovec import of `sendmsg`/`writev`.
     static let coalesceLimit = Int(PRESIGND_SEND_SCRATCH_BYTES)
-    /// Pieces one `sendmsg` takes at most (libevent's writev takes 128; a bulk body's pieces are 16-256 KiB).
+    /// Pieces one `sendmsg` takes at most (libevent's writev takes 128; a bulk body's pieces are 16-512 KiB).
     static let maxWriteVectors = 64
 
     /// Sends from the start of `buffer` without draining it: `send` for one piece, one copied piece for

@@ -16,7 +16,7 @@ protocol SocketReadPumpDelegate: AnyObject {
 /// libevent 2.1 reads a socket at most 4096 bytes per call (`EVBUFFER_MAX_READ`), one loop
 /// iteration each, which capped uploads at ~170 MB/s (DESIGN §7). The pump reserves space in the
 /// input buffer, reads with one `recv`, and commits what arrived. The reservation adapts: it
-/// doubles while reads fill it (bulk bodies, up to 256 KiB) and halves for small messages, so idle
+/// doubles while reads fill it (bulk bodies, up to 512 KiB) and halves for small messages, so idle
 /// keep-alive connections hold no big buffers. The bufferevent keeps the write side; its own
 /// reading stays disabled.
 ///
@@ -45,8 +45,11 @@ final class SocketReadPump {
     /// The deadline the timer is armed for; 0 while it is not armed.
     private var timerExpiry = 0
 
-    /// Bounds for one read; the size adapts between them (no `FIONREAD` syscall per read).
-    static let maxRead = 256 * 1024
+    /// Bounds for one read; the size adapts between them (no `FIONREAD` syscall per read). 512 KiB rather than
+    /// 256: libevent gives such a reservation a 1 MiB chain whose second half takes the next read, and a 1 GiB GET
+    /// measured 5-10% more MiB/s for 10-20% less CPU per GiB side by side, peak RSS with eight transfers unchanged
+    /// (16.4 MiB).
+    static let maxRead = 512 * 1024
     static let minRead = 4096
     private var readSize = 16384
 

@@ -28,7 +28,8 @@ Measurements (one table):
     a syscall regression (such as an epoll_ctl per request) shows here before it shows in the CPU figures;
   * SigV4 header signature with a warm signing-key cache (presignd-bench, thread CPU ns/op).
 Each phase (idle, wrk, stream) gets freshly started proxies so that memory one phase leaves behind in the
-allocator does not flatter or penalise the next. Then it prints presignd / best-nginx ratios and a
+allocator does not flatter or penalise the next. Then it prints presignd / best-nginx ratios (of the
+medians, and for rates and CPU also within each repetition, which shows how far the machine's noise reaches) and a
 PASS/FAIL line per issue-8 target.
 
 Usage:
@@ -873,37 +874,56 @@ def main():
     print()
     print("presignd / better nginx (>1 is better for rates, <1 for costs):")
     checks = []
-    def ratio(label, values, higher_is_better):
+    def rep_ratios(runs, metric, higher_is_better):
+        """The ratio within each repetition (the targets ran back to back in it): how far the noise reaches."""
+        out = []
+        for i, p in enumerate(runs.get("presignd", [])):
+            ngx = [runs[n][i][metric] for n in ("nginx-4k", "nginx-64k") if i < len(runs.get(n, []))]
+            ngx = [v for v in ngx if v]
+            if p.get(metric) is not None and ngx:
+                out.append(p[metric] / (max(ngx) if higher_is_better else min(ngx)))
+        return out
+    def ratio(label, values, higher_is_better, runs=None, metric=None):
         p = values.get("presignd")
         ngx = [values[n] for n in ("nginx-4k", "nginx-64k") if values.get(n) is not None]
         if p is None or not ngx:
             return None
         best = max(ngx) if higher_is_better else min(ngx)
         r = p / best if best else float("inf")
-        print(f"  {label:<36} presignd {p:10.2f}  best nginx {best:10.2f}  ratio {r:5.2f}")
+        spread = ""
+        if runs is not None and len(runs.get("presignd", [])) > 1:
+            spread = "  per rep " + " ".join(f"{x:.2f}" for x in rep_ratios(runs, metric, higher_is_better))
+        print(f"  {label:<36} presignd {p:10.2f}  best nginx {best:10.2f}  ratio {r:5.2f}{spread}")
         return r
+    def wrk_runs(key):
+        return {t: wrk_res[(t, key)] for t in TARGETS}
     def check(text, ok):
         checks.append((text, ok))
     if "wrk" in phases:
-        r = ratio("GET 1 KiB CPU µs/req", summary[("obj1k", "cpu")], False)
+        r = ratio("GET 1 KiB CPU µs/req", summary[("obj1k", "cpu")], False, wrk_runs("obj1k"), "cpu")
         if r is not None: check(f"1 KiB GET proxy CPU/req <= 1.0x nginx ({r:.2f}x)", r <= 1.0)
-        r = ratio("GET 1 KiB req/s", summary[("obj1k", "rps")], True)
+        r = ratio("GET 1 KiB req/s", summary[("obj1k", "rps")], True, wrk_runs("obj1k"), "rps")
         if r is not None: check(f"1 KiB GET req/s >= 1.0x nginx ({r:.2f}x)", r >= 1.0)
         ratio("GET 1 KiB p99 ms", summary[("obj1k", "p99")], False)
-        ratio("GET 1 KiB distinct CPU µs/req", summary[("obj1k" + DISTINCT, "cpu")], False)
-        ratio("GET 1 KiB distinct req/s", summary[("obj1k" + DISTINCT, "rps")], True)
-        ratio("GET 64 KiB CPU µs/req", summary[("obj64k", "cpu")], False)
-        r = ratio("GET 64 KiB req/s", summary[("obj64k", "rps")], True)
+        ratio("GET 1 KiB distinct CPU µs/req", summary[("obj1k" + DISTINCT, "cpu")], False,
+              wrk_runs("obj1k" + DISTINCT), "cpu")
+        ratio("GET 1 KiB distinct req/s", summary[("obj1k" + DISTINCT, "rps")], True,
+              wrk_runs("obj1k" + DISTINCT), "rps")
+        ratio("GET 64 KiB CPU µs/req", summary[("obj64k", "cpu")], False, wrk_runs("obj64k"), "cpu")
+        r = ratio("GET 64 KiB req/s", summary[("obj64k", "rps")], True, wrk_runs("obj64k"), "rps")
         if r is not None: check(f"64 KiB GET req/s >= 1.0x tuned nginx ({r:.2f}x)", r >= 1.0)
         ratio("GET 64 KiB p99 ms", summary[("obj64k", "p99")], False)
     if "stream" in phases:
         for method in ("GET", "PUT"):
             for parallel in (1, args.parallel):
-                r = ratio(f"{method} {size_label} x{parallel} MiB/s", summary[(method, parallel, "mibs")], True)
+                runs = {t: stream_res[(t, method, parallel)] for t in TARGETS}
+                r = ratio(f"{method} {size_label} x{parallel} MiB/s", summary[(method, parallel, "mibs")], True,
+                          runs, "mibs")
                 if r is not None: check(f"{size_label} {method} x{parallel} MiB/s >= 1.0x tuned nginx ({r:.2f}x)",
                                         r >= 1.0)
                 ratio(f"{method} {size_label} x{parallel} peak RSS MiB", summary[(method, parallel, "hwm")], False)
-                ratio(f"{method} {size_label} x{parallel} CPU ms/GiB", summary[(method, parallel, "cpu")], False)
+                ratio(f"{method} {size_label} x{parallel} CPU ms/GiB", summary[(method, parallel, "cpu")], False,
+                      runs, "cpu")
         peak = max(summary[(m, args.parallel, "hwm")]["presignd"] for m in ("GET", "PUT"))
         check(f"peak RSS <= 32 MiB with {args.parallel} {size_label} transfers in flight ({peak:.1f} MiB)",
               peak <= 32)

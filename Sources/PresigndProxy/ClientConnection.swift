@@ -103,13 +103,13 @@ final class ClientConnection: SocketReadPumpDelegate {
                 Unmanaged<ClientConnection>.fromOpaque(context).takeUnretainedValue().pumpDidEnd(events)
             }, context)
         bufferevent_setwatermark(bev, Int16(EV_WRITE), settings.lowWatermark, 0)
-        bufferevent_set_max_single_write(bev, SocketReadPump.maxRead)
+        bufferevent_set_max_single_write(bev, SocketReadPump.maxResponseRead)
         var write = timeValue(milliseconds: settings.limits.bodyIdleTimeoutMilliseconds)
         bufferevent_set_timeouts(bev, nil, &write)
         // Both directions are driven by hand: the pump reads, `settle` writes (see EvBuffer.flushNow).
         bufferevent_disable(bev, Int16(EV_READ | EV_WRITE))
         pump = SocketReadPump(
-            loop: worker.loop, fd: fd, input: input,
+            loop: worker.loop, fd: fd, input: input, maxRead: SocketReadPump.maxRequestRead,
             timeoutMilliseconds: settings.limits.idleTimeoutMilliseconds, delegate: self)
         borrowedPump = pump.map(Borrowed.init)  // observers do not run in an initializer
         pump?.enable()

@@ -16,7 +16,7 @@ protocol SocketReadPumpDelegate: AnyObject {
 /// libevent 2.1 reads a socket at most 4096 bytes per call (`EVBUFFER_MAX_READ`), one loop
 /// iteration each, which capped uploads at ~170 MB/s (DESIGN §7). The pump reserves space in the
 /// input buffer, reads with one `recv`, and commits what arrived. The reservation adapts: it
-/// doubles while reads fill it (bulk bodies, up to 512 KiB) and halves for small messages, so idle
+/// doubles while reads fill it (bulk bodies, up to 256 or 512 KiB) and halves for small messages, so idle
 /// keep-alive connections hold no big buffers. The bufferevent keeps the write side; its own
 /// reading stays disabled.
 ///
@@ -45,15 +45,24 @@ final class SocketReadPump {
     /// The deadline the timer is armed for; 0 while it is not armed.
     private var timerExpiry = 0
 
-    /// Bounds for one read; the size adapts between them (no `FIONREAD` syscall per read). 512 KiB rather than
-    /// 256: libevent gives such a reservation a 1 MiB chain whose second half takes the next read, and a 1 GiB GET
-    /// measured 5-10% more MiB/s for 10-20% less CPU per GiB side by side, peak RSS with eight transfers unchanged
-    /// (16.4 MiB).
-    static let maxRead = 512 * 1024
+    /// Bounds for one read; the size adapts between them (no `FIONREAD` syscall per read).
+    ///
+    /// Responses are read up to 512 KiB at a time: libevent gives such a reservation a 1 MiB chain whose second half
+    /// takes the next read, and a 1 GiB GET measured 5-10% more MiB/s for 10-20% less CPU per GiB than with 256 KiB,
+    /// side by side. Request bodies stay at 256 KiB: uploads gained nothing from larger reads, and a connection
+    /// whose upstream takes its body slowly holds its buffered reads in those half-used chains (eight uploads to a
+    /// slow upstream peaked at 27.6 MiB with 512 KiB reads, 23.1 MiB with 256 KiB).
+    static let maxResponseRead = 512 * 1024
+    static let maxRequestRead = 256 * 1024
     static let minRead = 4096
+    private let maxRead: Int
     private var readSize = 16384
 
-    init(loop: EventLoop, fd: Int32, input: OpaquePointer, timeoutMilliseconds: Int, delegate: SocketReadPumpDelegate) {
+    init(
+        loop: EventLoop, fd: Int32, input: OpaquePointer, maxRead: Int, timeoutMilliseconds: Int,
+        delegate: SocketReadPumpDelegate
+    ) {
+        self.maxRead = maxRead
         self.fd = fd
         self.input = input
         self.loop = loop
@@ -174,7 +183,7 @@ final class SocketReadPump {
         if result > 0 {
             // Adapt the next reservation: grow while reads fill it, shrink for small messages.
             if result >= want {
-                readSize = min(Self.maxRead, want * 2)
+                readSize = min(maxRead, want * 2)
             } else if result < want / 4 {
                 readSize = max(Self.minRead, want / 2)
             }

@@ -121,8 +121,8 @@ final class UpstreamConnection: SocketReadPumpDelegate {
                 Unmanaged<UpstreamConnection>.fromOpaque(context).takeUnretainedValue().handleEvent(events)
             }, context)
         bufferevent_setwatermark(bev, Int16(EV_WRITE), lowWatermark, 0)
-        bufferevent_set_max_single_write(bev, SocketReadPump.maxRead)
-        bufferevent_set_max_single_read(bev, SocketReadPump.maxRead)
+        bufferevent_set_max_single_write(bev, SocketReadPump.maxRequestRead)
+        bufferevent_set_max_single_read(bev, SocketReadPump.maxResponseRead)
         var connectTimeout = timeValue(milliseconds: target.connectTimeoutMilliseconds)
         var readTimeout = timeValue(milliseconds: target.firstByteTimeoutMilliseconds)
         bufferevent_set_timeouts(bev, &readTimeout, &connectTimeout)
@@ -225,7 +225,7 @@ final class UpstreamConnection: SocketReadPumpDelegate {
                 // From here on the pump reads; the bufferevent keeps writing.
                 bufferevent_disable(bev, Int16(EV_READ))
                 let pump = SocketReadPump(
-                    loop: loop, fd: fd, input: input,
+                    loop: loop, fd: fd, input: input, maxRead: SocketReadPump.maxResponseRead,
                     timeoutMilliseconds: readTimeoutMilliseconds, delegate: self)
                 self.pump = pump
                 if wantsReading { pump.enable() }

@@ -52,7 +52,8 @@ struct SocketReadPumpTests {
         defer { evbuffer_free(input) }
         let recorder = Recorder(loop: loop)
         let pump = SocketReadPump(
-            loop: loop, fd: fds[0], input: input, timeoutMilliseconds: timeout, delegate: recorder)
+            loop: loop, fd: fds[0], input: input, maxRead: SocketReadPump.maxRequestRead, timeoutMilliseconds: timeout,
+            delegate: recorder)
         pump.enable()
         let peer = fds[1]
         let timers = steps.map { step in

@@ -36,8 +36,6 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_compare as bench  # noqa: E402  (the origin nginx, presignd's config, free ports, waiting for a port)
 
-ROOT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
 RC_SHIM = r"""
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -207,7 +205,7 @@ def run_rc(args, config, port, workdir):
     by_function, by_type = collections.Counter(), collections.Counter()
     for count, _, caller, isa in rows:
         by_function[functions.get(caller, "(outside presignd: runtime or libraries)")] += count
-        name = symbols.get(isa) or symbols.get(isa - 16) or symbols.get(isa - 8)
+        name = type_symbol(symbols, isa)
         by_type[name or "(metadata outside presignd: arrays, strings, ...)"] += count
     for title, counter in (("by calling function", by_function), ("by object type", by_type)):
         print(f"\n{title}:")
@@ -216,6 +214,11 @@ def run_rc(args, config, port, workdir):
             print(f"  {count / args.requests:6.1f}  {shown[:140]}")
     if args.sites:
         print_sites(args, rows, symbols)
+
+
+def type_symbol(symbols, isa):
+    """The metadata symbol an object's isa pointer points into (it may point 8 or 16 bytes past the symbol)."""
+    return symbols.get(isa) or symbols.get(isa - 16) or symbols.get(isa - 8)
 
 
 def print_sites(args, rows, symbols):
@@ -231,8 +234,8 @@ def print_sites(args, rows, symbols):
     for (caller, kind, isa), count in top:
         frames = subprocess.run(["addr2line", "-i", "-e", args.presignd, hex(caller)],
                                 capture_output=True, text=True).stdout.split()
-        frames = [os.path.relpath(f, ROOT_DIR) if f.startswith("/") else f for f in frames]
-        name = symbols.get(isa) or symbols.get(isa - 16) or symbols.get(isa - 8) or "(runtime type)"
+        frames = [os.path.relpath(f, bench.ROOT) if f.startswith("/") else f for f in frames]
+        name = type_symbol(symbols, isa) or "(runtime type)"
         shown = demangle([name])[0].replace("type metadata for ", "")
         print(f"  {count / args.requests:5.1f}  {kinds[kind]:9} {shown[:28]:28}  {' < '.join(frames)[:200]}")
 

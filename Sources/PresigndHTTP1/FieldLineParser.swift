@@ -85,27 +85,54 @@ enum FieldLineParser {
         -> (name: Range<Int>, value: Range<Int>, next: Int)?
     {
         guard start < head.count, head[start] != ASCII.cr else { return nil }
-        if ASCII.isWhitespace(head[start]) { throw .obsFold }  // RFC 9112 §5.2; also whitespace after the start line
+        let colon = try nameEnd(head, from: start, before: head.count)
+        let valueStart = skipWhitespace(head, from: colon + 1, before: head.count)
+        let (lineEnd, isASCII) = try scanValue(head, from: valueStart)
+        let value = try trimmedValue(head, valueStart..<lineEnd, isASCII: isASCII)
+        return (start..<colon, value, lineEnd + 2)
+    }
+
+    /// The index of the colon ending the field name that starts at `start` (a line ending before `end`): throws
+    /// for obs-fold, whitespace before the colon, an empty name or a non-token byte (RFC 9112 §5.1, §5.2).
+    @inline(__always)
+    static func nameEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, before end: Int) throws(HTTPParseError)
+        -> Int
+    {
+        guard start < end else { throw .invalidHeaderName }
+        if ASCII.isWhitespace(bytes[start]) { throw .obsFold }  // RFC 9112 §5.2; also whitespace after the start line
         // Token bytes; the byte that stops the run decides (a colon ends the name).
-        var colon = start + skipNameWords(UnsafeBufferPointer(rebasing: head[start...]))
-        while colon < head.count, ASCII.isTokenByte(head[colon]) { colon += 1 }
-        guard colon < head.count, head[colon] == ASCII.colon else {
-            if colon < head.count, ASCII.isWhitespace(head[colon]) { throw .whitespaceBeforeColon }  // RFC 9112 §5.1
+        var colon = start + skipNameWords(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+        while colon < end, ASCII.isTokenByte(bytes[colon]) { colon += 1 }
+        guard colon < end, bytes[colon] == ASCII.colon else {
+            if colon < end, ASCII.isWhitespace(bytes[colon]) { throw .whitespaceBeforeColon }  // RFC 9112 §5.1
             throw .invalidHeaderName
         }
         guard colon > start else { throw .invalidHeaderName }
-        var valueStart = colon + 1
-        while valueStart < head.count, ASCII.isWhitespace(head[valueStart]) { valueStart += 1 }
-        let (lineEnd, isASCII) = try scanValue(head, from: valueStart)
-        var valueEnd = lineEnd
-        while valueEnd > valueStart, ASCII.isWhitespace(head[valueEnd - 1]) { valueEnd -= 1 }
-        // obs-text must at least be UTF-8: values become Strings, and forwarded raw bytes are the same bytes.
+        return colon
+    }
+
+    /// The first index in `from..<end` that is not SP or HTAB, or `end`.
+    @inline(__always)
+    static func skipWhitespace(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, before end: Int) -> Int {
+        var index = from
+        while index < end, ASCII.isWhitespace(bytes[index]) { index += 1 }
+        return index
+    }
+
+    /// `value` (checked field-value bytes, `isASCII` when none is obs-text) without trailing OWS; throws when its
+    /// obs-text is not UTF-8: values become Strings, and forwarded raw bytes are the same bytes.
+    @inline(__always)
+    static func trimmedValue(_ bytes: UnsafeBufferPointer<UInt8>, _ value: Range<Int>, isASCII: Bool)
+        throws(HTTPParseError) -> Range<Int>
+    {
+        var end = value.upperBound
+        while end > value.lowerBound, ASCII.isWhitespace(bytes[end - 1]) { end -= 1 }
         if !isASCII,
-            String(validating: UnsafeBufferPointer(rebasing: head[valueStart..<valueEnd]), as: UTF8.self) == nil
+            String(validating: UnsafeBufferPointer(rebasing: bytes[value.lowerBound..<end]), as: UTF8.self) == nil
         {
             throw .invalidHeaderValue
         }
-        return (start..<colon, valueStart..<valueEnd, lineEnd + 2)
+        return value.lowerBound..<end
     }
 
     /// From `start` to the CR that ends the line: throws unless every byte is a field-value byte (VCHAR, SP, HTAB,
@@ -117,16 +144,10 @@ enum FieldLineParser {
     {
         var highBits: UInt8 = 0
         var index = start
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
         while true {
             var stop = head.count
             if index + 8 <= head.count, let base = head.baseAddress {
-                let word = UnsafeRawPointer(base).loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                let del = word ^ (ones &* 0x7F)
-                let belowSpace = (word &- ones &* UInt64(ASCII.space)) & ~word
-                let isDel = (del &- ones) & ~del
-                if (word | belowSpace | isDel) & highs == 0 {
+                if isPrintableASCII(UnsafeRawPointer(base).loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
                     index += 8
                     continue
                 }
@@ -162,29 +183,11 @@ enum FieldLineParser {
     static func split(_ line: UnsafeBufferPointer<UInt8>) throws(HTTPParseError)
         -> (name: Range<Int>, value: Range<Int>)
     {
-        guard let first = line.first else { throw .invalidHeaderName }
-        if ASCII.isWhitespace(first) { throw .obsFold }  // RFC 9112 §5.2; also whitespace after the start line
-        // Token bytes; the byte that stops the run decides (a colon ends the name).
-        var colon = skipNameWords(line)
-        while colon < line.count, ASCII.isTokenByte(line[colon]) { colon += 1 }
-        if colon < line.count, line[colon] != ASCII.colon {
-            if ASCII.isWhitespace(line[colon]) { throw .whitespaceBeforeColon }  // RFC 9112 §5.1
-            throw .invalidHeaderName
-        }
-        guard colon > 0, colon < line.count else { throw .invalidHeaderName }
-        var valueStart = colon + 1
-        var valueEnd = line.count
-        while valueStart < valueEnd, ASCII.isWhitespace(line[valueStart]) { valueStart += 1 }
-        while valueEnd > valueStart, ASCII.isWhitespace(line[valueEnd - 1]) { valueEnd -= 1 }
-        // field-value bytes: VCHAR, SP, HTAB, obs-text (RFC 9110 §5.5).
-        let isASCII = try checkValueBytes(line, valueStart..<valueEnd)
-        // obs-text must at least be UTF-8: values become Strings, and forwarded raw bytes are the same bytes.
-        if !isASCII,
-            String(validating: UnsafeBufferPointer(rebasing: line[valueStart..<valueEnd]), as: UTF8.self) == nil
-        {
-            throw .invalidHeaderValue
-        }
-        return (0..<colon, valueStart..<valueEnd)
+        let colon = try nameEnd(line, from: 0, before: line.count)
+        let valueStart = skipWhitespace(line, from: colon + 1, before: line.count)
+        // field-value bytes: VCHAR, SP, HTAB, obs-text (RFC 9110 §5.5); trailing OWS is among them.
+        let isASCII = try checkValueBytes(line, valueStart..<line.count)
+        return (0..<colon, try trimmedValue(line, valueStart..<line.count, isASCII: isASCII))
     }
 
     /// Throws unless every byte in `range` is a field-value byte (VCHAR, SP, HTAB, obs-text); returns whether all are
@@ -199,14 +202,8 @@ enum FieldLineParser {
         var index = range.lowerBound
         if let base = line.baseAddress {
             let raw = UnsafeRawPointer(base)
-            let ones: UInt64 = 0x0101_0101_0101_0101
-            let highs: UInt64 = 0x8080_8080_8080_8080
             while index + 8 <= range.upperBound {
-                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                let del = word ^ (ones &* 0x7F)
-                let belowSpace = (word &- ones &* UInt64(ASCII.space)) & ~word
-                let isDel = (del &- ones) & ~del
-                if (word | belowSpace | isDel) & highs != 0 {
+                if !isPrintableASCII(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
                     for byte in UnsafeBufferPointer(rebasing: line[index..<(index + 8)]) {
                         guard ASCII.isFieldValueByte(byte) else { throw .invalidHeaderValue }
                         highBits |= byte
@@ -222,6 +219,17 @@ enum FieldLineParser {
             index += 1
         }
         return highBits < 0x80
+    }
+
+    /// Whether all eight bytes of `word` are printable ASCII (SP through `~`: no high bit, no byte below SP, no
+    /// DEL). Exact: a borrow only starts at a byte that fails, so no failing byte hides behind another.
+    @inline(__always)
+    static func isPrintableASCII(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let del = word ^ (ones &* 0x7F)
+        let belowSpace = (word &- ones &* UInt64(ASCII.space)) & ~word
+        let isDel = (del &- ones) & ~del
+        return (word | belowSpace | isDel) & 0x8080_8080_8080_8080 == 0
     }
 
     /// How many leading bytes of `line`, in whole words of eight, are letters, digits or `-` (the bytes of nearly

@@ -161,14 +161,15 @@ final class ClientConnection: SocketReadPumpDelegate {
         while !isClosed {
             var moved = false
             // Borrowed: flushing and measuring cannot end the exchange; what follows may, and retains it.
-            let upstreamDrained = borrowedExchange?.with { exchange in
-                exchange.borrowedUpstream?.with { upstream in
+            // nil unless the upstream's output drained below the low watermark; then whether a spool feeds it.
+            let spoolingIfDrained = borrowedExchange?.with { exchange -> Bool? in
+                let drained = exchange.borrowedUpstream?.with { upstream in
                     upstream.flush()
                     return EvBuffer.length(upstream.output) <= lowWatermark
                 }
+                return drained == true ? exchange.spool != nil && exchange.pendingPlan == nil : nil
             }
-            if upstreamDrained == true {
-                let spooling = borrowedExchange?.with { $0.spool != nil && $0.pendingPlan == nil } == true
+            if let spooling = spoolingIfDrained {
                 if spooling, let spool = exchange?.spool {
                     let before = spool.sent
                     pumpSpool()

@@ -56,11 +56,6 @@ final class EventLoop {
         event_base_loopexit(base, nil)
     }
 
-    /// Cached time of the current loop iteration, in milliseconds since the epoch.
-    func nowMilliseconds() -> Int {
-        Self.cachedMicroseconds(base) / 1000
-    }
-
     /// The time libevent took when the current loop iteration woke up (its monotonic clock plus an offset to
     /// the wall clock that it refreshes every few seconds), in microseconds since the epoch: what request
     /// timings, signing dates and timeouts read while handling events, so that they cost no clock read of their

@@ -111,8 +111,6 @@ final class Worker {
         if isDraining && connections.isEmpty { finishDrain() }
     }
 
-    func pool(for upstreamIndex: Int) -> UpstreamPool { pools[upstreamIndex] }
-
     /// Calls `body` with the current configuration's pool for an upstream, borrowed (`pools` keeps it alive;
     /// only a reload replaces it, between requests).
     @inline(__always)

@@ -2,14 +2,6 @@
 // presignd: a streaming AWS Signature V4 signing proxy for S3-compatible storage.
 import PackageDescription
 
-/// Release builds of the hot-path modules skip the runtime exclusivity checks (the compile-time ones
-/// stay): about twenty dynamic access checks a proxied request, ~2% of its instructions. Debug builds,
-/// which every test and sanitizer run uses, keep them. Cross-module optimization lets the proxy inline
-/// and specialize the codec's and signer's small functions (~1% more).
-let hotPath: [SwiftSetting] = [
-    .unsafeFlags(["-enforce-exclusivity=unchecked", "-cross-module-optimization"], .when(configuration: .release))
-]
-
 let package = Package(
     name: "presignd",
     products: [
@@ -29,8 +21,8 @@ let package = Package(
         ),
 
         // Pure cores.
-        .target(name: "PresigndSigV4", dependencies: ["COpenSSL"], swiftSettings: hotPath),
-        .target(name: "PresigndHTTP1", swiftSettings: hotPath),
+        .target(name: "PresigndSigV4", dependencies: ["COpenSSL"]),
+        .target(name: "PresigndHTTP1"),
         .target(name: "PresigndConfig"),
 
         // I/O edge.
@@ -38,8 +30,7 @@ let package = Package(
             name: "PresigndProxy",
             dependencies: [
                 "PresigndSigV4", "PresigndHTTP1", "PresigndConfig", "CLibevent", "COpenSSL",
-            ],
-            swiftSettings: hotPath
+            ]
         ),
 
         // Command line.

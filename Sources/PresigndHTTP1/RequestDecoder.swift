@@ -42,17 +42,6 @@ public struct RequestDecoder: Sendable {
     public mutating func next(_ input: UnsafeRawBufferPointer, available: Int) throws(HTTPParseError)
         -> DecoderOutput
     {
-        try next(input, available: available, recall: { _ in nil })
-    }
-
-    /// `next(_:available:)` for a caller that remembers heads: each complete head's bytes (start line through the
-    /// empty line, whether they arrived in one piece or several) go to `recall` first, and a `ParsedRequest` it
-    /// returns is taken as their parse. It must be one this decoder made of the very same bytes (the `.head` it
-    /// returned with `framing`, `expectsContinue` and `isKeepAlive`): the decoder is deterministic, so validating
-    /// them again could only find what it found then.
-    public mutating func next(
-        _ input: UnsafeRawBufferPointer, available: Int, recall: (UnsafeBufferPointer<UInt8>) -> ParsedRequest?
-    ) throws(HTTPParseError) -> DecoderOutput {
         precondition(available >= input.count, "available counts the whole buffer, input its first segment")
         let bytes = input.assumingMemoryBound(to: UInt8.self)
         do throws(HTTPParseError) {
@@ -61,9 +50,7 @@ public struct RequestDecoder: Sendable {
                 throw error
             case .head:
                 let step = try reader.read(bytes, limits: limits, startLineTooLong: .requestLineTooLong) {
-                    (head) throws(HTTPParseError) -> ParsedRequest in
-                    if let recalled = recall(head) { return recalled }
-                    return try Self.parse(head)
+                    (head) throws(HTTPParseError) -> ParsedRequest in try Self.parse(head)
                 }
                 switch step {
                 case .needMore(let consumed):
@@ -116,13 +103,13 @@ public struct RequestDecoder: Sendable {
 /// A request head with what its fields say about the message (RFC 9112 §6, §9.3; RFC 9110 §10.1.1), as
 /// `RequestDecoder` parsed it. A struct, not a tuple: moving it through `HeadReader.Step` is compiled code rather
 /// than the runtime's generic tuple witnesses (several hundred instructions a request).
-public struct ParsedRequest: Sendable {
-    public let head: RequestHead
-    public let framing: BodyFraming
-    public let expectsContinue: Bool
-    public let isKeepAlive: Bool
+struct ParsedRequest: Sendable {
+    let head: RequestHead
+    let framing: BodyFraming
+    let expectsContinue: Bool
+    let isKeepAlive: Bool
 
-    public init(head: RequestHead, framing: BodyFraming, expectsContinue: Bool, isKeepAlive: Bool) {
+    init(head: RequestHead, framing: BodyFraming, expectsContinue: Bool, isKeepAlive: Bool) {
         self.head = head
         self.framing = framing
         self.expectsContinue = expectsContinue

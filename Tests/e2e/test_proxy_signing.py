@@ -144,17 +144,14 @@ def test_expect_is_answered_locally_and_body_forwarded(presignd, recorder, work_
     assert "expect" not in req.signed_headers()
 
 
-def test_identical_requests_reuse_their_signed_head_and_each_arrives_as_sent(presignd, recorder, key_prefix):
-    """Issue 8's signed-head cache: a byte-identical bodyless request in the same second is sent with the head
-    signed for the first one. Interleaved different paths and headers on one keep-alive connection must each
-    arrive exactly as sent, correctly signed, and the reuse shows in /metrics."""
-    from ops_helpers import host_port, metric, parse_metrics
+def test_repeated_and_interleaved_requests_each_arrive_as_sent(presignd, recorder, key_prefix):
+    """Identical and different bodyless requests interleaved on one keep-alive connection must each arrive
+    exactly as sent and correctly signed (each is signed on its own: there is no signed-head cache)."""
+    from ops_helpers import host_port
 
     one, two = key_prefix + "one", key_prefix + "two"
     recorder.objects[f"/{RECORDER_BUCKET}/{one}"] = b"the first object"
     recorder.objects[f"/{RECORDER_BUCKET}/{two}"] = b"the second object"
-    reused_before = metric(parse_metrics(curl(f"{presignd.admin_endpoint}/metrics").body.decode()),
-                           "presignd_signatures_reused_total")
     plan = [(one, None), (one, None), (two, None), (one, "a"), (one, None), (one, "b"), (one, "a"), (two, None)] * 3
     host, port = host_port(presignd.listen_addresses[0])
     conn = http.client.HTTPConnection(host, port, timeout=20)
@@ -170,7 +167,3 @@ def test_identical_requests_reuse_their_signed_head_and_each_arrives_as_sent(pre
     assert [(r.path, r.header("x-check")) for r in recorded] == [
         (f"/{RECORDER_BUCKET}/{key}", check) for key, check in plan]
     _assert_clean(recorded)
-    reused = metric(parse_metrics(curl(f"{presignd.admin_endpoint}/metrics").body.decode()),
-                    "presignd_signatures_reused_total") - reused_before
-    # 24 requests in well under a second or two: most repeats reuse; at most one change of second per pair.
-    assert 1 <= reused <= len(plan) - 4, reused  # each of the 4 distinct heads is signed at least once

@@ -47,18 +47,9 @@ extension ClientConnection {
             // No early return on an empty buffer: a finished body still owes its `.end`.
             }
             let output: DecoderOutput
-            var probe = SignedHeadCache.Probe.ineligible
             do {
                 output = try EvBuffer.withFirstSegment(input) { segment, available throws(HTTPParseError) in
-                    // A complete head's bytes are the signed-head cache's key; on a hit its parse comes from there.
-                    try decoder.next(segment, available: available) { head in
-                        borrowedWorker.with { worker in
-                            probe = worker.signedHeads.probe(
-                                UnsafeRawBufferPointer(head), epochSeconds: worker.signingDate().epochSeconds)
-                            guard case .hit(let slot) = probe else { return nil }
-                            return worker.signedHeads.request(at: slot)
-                        }
-                    }
+                    try decoder.next(segment, available: available)
                 }
             } catch {
                 rejectMalformed(error)
@@ -76,7 +67,7 @@ extension ClientConnection {
                 EvBuffer.drain(input, consumed)
                 headStartedAt = nil
                 isHeadTimeoutSet = false
-                startExchange(head, probe: probe)
+                startExchange(head)
             case .body(let skip, let count):
                 EvBuffer.drain(input, skip)
                 forwardRequestBody(count: count)
@@ -119,8 +110,8 @@ extension ClientConnection {
         }
     }
 
-    /// A head arrived: answer locally or start forwarding (`probe`: what the signed-head cache holds for it).
-    private func startExchange(_ head: RequestHead, probe: SignedHeadCache.Probe) {
+    /// A head arrived: answer locally or start forwarding.
+    private func startExchange(_ head: RequestHead) {
         // The decoder still owes this message's `.end` (at once when there is no body), so the
         // body phase runs even for bodyless requests.
         requestPhase = .body
@@ -130,10 +121,6 @@ extension ClientConnection {
         let isHTTP10 = head.version.minor == 0
         let keepAlive = decoder.isKeepAlive && !worker.isDraining
         if !keepAlive { closeAfterResponse = true }
-        if case .hit(let slot) = probe {
-            forwardCached(slot, head: head, isHTTP10: isHTTP10, keepAlive: keepAlive)
-            return
-        }
         let decision: RewriteDecision
         do {
             decision = try RequestRewriter.rewrite(head: head, framing: decoder.framing, settings: settings)
@@ -147,7 +134,7 @@ extension ClientConnection {
         case .serviceRoot:
             respondServiceRoot(method: head.method, isHTTP10: isHTTP10)
         case .forward(let plan):
-            forward(plan, head: head, isHTTP10: isHTTP10, keepAlive: keepAlive, hasBody: hasBody, probe: probe)
+            forward(plan, head: head, isHTTP10: isHTTP10, keepAlive: keepAlive, hasBody: hasBody)
         case .redirect(let plan):
             respondRedirect(plan, hasBody: hasBody, isHTTP10: isHTTP10)
         }
@@ -170,25 +157,7 @@ extension ClientConnection {
         }
     }
 
-    /// Forwards a bodyless request with the head signed for an identical one in this second (`SignedHeadCache`).
-    private func forwardCached(_ slot: Int, head: RequestHead, isHTTP10: Bool, keepAlive: Bool) {
-        borrowedWorker.with { worker in
-            let exchange = beginExchange(
-                method: head.method, logPath: worker.signedHeads.logPath(at: slot),
-                bucket: worker.signedHeads.bucket(at: slot), upstreamIndex: worker.signedHeads.upstreamIndex(at: slot),
-                hasBody: false, keepAlive: keepAlive, isHTTP10: isHTTP10)
-            exchange.ops.reusedSignature = true
-            var encoded = worker.takeSignedHeadBuffer()
-            worker.signedHeads.appendSignedHead(at: slot, to: &encoded)
-            exchange.encodedHead = encoded
-        }
-        attachUpstream(fresh: false)
-    }
-
-    private func forward(
-        _ plan: ForwardPlan, head: RequestHead, isHTTP10: Bool, keepAlive: Bool, hasBody: Bool,
-        probe: SignedHeadCache.Probe
-    ) {
+    private func forward(_ plan: ForwardPlan, head: RequestHead, isHTTP10: Bool, keepAlive: Bool, hasBody: Bool) {
         let exchange = beginExchange(
             method: head.method, logPath: plan.logPath, bucket: plan.bucket, upstreamIndex: plan.upstreamIndex,
             hasBody: hasBody, keepAlive: keepAlive, isHTTP10: isHTTP10)
@@ -207,16 +176,6 @@ extension ClientConnection {
             let date = borrowedWorker.with { $0.signingDate() }
             guard let encoded = signedHead(plan, date: date) else { return }
             exchange.encodedHead = encoded
-            if case .miss(let ticket) = probe, !hasBody, plan.body == .stream {
-                let request = ParsedRequest(
-                    head: head, framing: decoder.framing, expectsContinue: decoder.expectsContinue,
-                    isKeepAlive: decoder.isKeepAlive)
-                borrowedWorker.with { worker in
-                    worker.signedHeads.fill(
-                        ticket, epochSeconds: date.epochSeconds, signedHead: encoded, request: request,
-                        logPath: plan.logPath, bucket: plan.bucket, upstreamIndex: plan.upstreamIndex)
-                }
-            }
         }
         if decoder.expectsContinue && hasBody {
             // R2 never sends 100 Continue: presignd answers it (DESIGN §2).

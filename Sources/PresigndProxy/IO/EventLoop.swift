@@ -10,15 +10,9 @@ final class EventLoop {
     let base: OpaquePointer
     let dns: OpaquePointer?
 
-    /// Call once per process before any loop is made: libevent's allocations go through the chain-block cache
-    /// (chain_pool.h) unless `PRESIGND_CHAIN_POOL=0` (scripts/sanitizers.sh sets it, so that AddressSanitizer sees
-    /// every chain freed), and threads are on (cross-thread `event_active`).
+    /// Call once per process before any loop is made: threads on (cross-thread `event_active`). libevent
+    /// allocates with the system allocator, the one the sanitizer runs check.
     static func enableThreads() {
-        if let setting = getenv("PRESIGND_CHAIN_POOL"), strcmp(setting, "0") == 0 {
-            // libevent allocates with malloc and free.
-        } else {
-            presignd_install_chain_pool()
-        }
         evthread_use_pthreads()
     }
 

@@ -19,8 +19,6 @@ struct ExchangeObservation {
     var reusedConnections = 0
     /// The S3 error code presignd answered with, or `aborted` when the exchange was cut short.
     var errorCode: String?
-    /// The signed head came from `SignedHeadCache` (an identical request in the same second).
-    var reusedSignature = false
 
     init(startedAtMicros: Int) {
         self.startedAtMicros = startedAtMicros

@@ -16,7 +16,6 @@ enum MetricsText {
             total.totalConnections += counters.totalConnections
             total.duration.add(counters.duration)
             total.signingFailures += counters.signingFailures
-            total.signaturesReused += counters.signaturesReused
             for (code, value) in counters.denials { total.denials[code, default: 0] += value }
         }
         var out = ""
@@ -34,9 +33,6 @@ enum MetricsText {
         out += counter("presignd_request_body_bytes", "Request body bytes forwarded upstream.", total.bytesIn)
         out += counter("presignd_response_body_bytes", "Response body bytes sent to clients.", total.bytesOut)
         out += counter("presignd_signing_failures", "Requests that could not be signed.", total.signingFailures)
-        out += counter(
-            "presignd_signatures_reused",
-            "Requests sent with the signed head of an identical request in the same second.", total.signaturesReused)
         out += "# HELP presignd_denials_total Requests refused by bucket policy or a limit, by S3 error code.\n"
         out += "# TYPE presignd_denials_total counter\n"
         for (code, value) in total.denials.sorted(by: { $0.key < $1.key }) {

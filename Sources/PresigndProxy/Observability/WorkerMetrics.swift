@@ -68,8 +68,6 @@ final class WorkerMetrics: Sendable {
         var totalConnections = 0
         var duration = Histogram()
         var signingFailures = 0
-        /// Requests sent with a signed head reused from the same second (`SignedHeadCache`).
-        var signaturesReused = 0
         /// Requests refused by presignd's policy or limits, by S3 error code.
         var denials: [String: Int] = [:]
 
@@ -170,7 +168,7 @@ final class WorkerMetrics: Sendable {
     func requestEnded(
         bucket: String, method: String, status: Int, bytesIn: Int, bytesOut: Int, durationMicros: Int,
         wasInFlight: Bool = true, upstreamSlot: Int? = nil, upstreamLatencyMicros: Int? = nil,
-        reusedConnections: Int = 0, reusedSignature: Bool = false
+        reusedConnections: Int = 0
     ) {
         let statusClass = status >= 100 && status < 600 ? Self.statusClasses[status / 100 - 1] : "none"
         let key = RequestKey(bucket: bucket, method: method, statusClass: statusClass)
@@ -180,7 +178,6 @@ final class WorkerMetrics: Sendable {
             $0.bytesIn += bytesIn
             $0.bytesOut += bytesOut
             $0.duration.observe(durationMicros)
-            if reusedSignature { $0.signaturesReused += 1 }
             if let upstreamSlot {
                 if let upstreamLatencyMicros { $0.upstreamSlots[upstreamSlot].latency.observe(upstreamLatencyMicros) }
                 $0.upstreamSlots[upstreamSlot].connectionsReused += reusedConnections

@@ -31,8 +31,6 @@ final class Worker {
     /// An ended exchange's signed-head buffer, empty, for the next one (`takeSignedHeadBuffer`).
     private var spareSignedHead: [UInt8] = []
     private var lastSigningDate: AmzDate?
-    /// Signed heads of recent bodyless requests, reused within their second (emptied with the configuration).
-    var signedHeads = SignedHeadCache()
     private let requestIDPrefix: String
     private var control: CrossThreadEvent?
     private var pendingSettings: ProxySettings?
@@ -59,7 +57,6 @@ final class Worker {
         metricSlots = settings.upstreams.map { metrics.upstreamSlot(named: $0.name) }
         for (pool, slot) in zip(pools, metricSlots) { pool.reportIdleCount(to: metrics, slot: slot) }
         signers = Array(repeating: nil, count: settings.upstreams.count)
-        signedHeads.removeAll()
     }
 
     /// Accepts on the given sockets (called before the thread starts).
@@ -203,7 +200,7 @@ final class Worker {
             bucket: exchange.bucket, method: exchange.method, status: exchange.responseStatus,
             bytesIn: exchange.requestBodyBytes, bytesOut: exchange.responseBodyBytes, durationMicros: duration,
             upstreamSlot: ops.upstreamSlot, upstreamLatencyMicros: ops.upstreamLatencyMicros,
-            reusedConnections: ops.reusedConnections, reusedSignature: ops.reusedSignature)
+            reusedConnections: ops.reusedConnections)
         logAccess(
             AccessLogEntry(
                 requestID: exchange.requestID, client: ops.client, bucket: exchange.bucket, method: exchange.method,

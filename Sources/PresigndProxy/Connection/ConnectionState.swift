@@ -1,0 +1,76 @@
+/// Where a client connection is in its life (docs/ARCHITECTURE.md has the diagram). Each case carries exactly
+/// what that state needs; `ConnectionStateMachine` is the only code that moves between them.
+enum ConnectionState: Equatable {
+    /// Between requests, no byte of the next head seen (keep-alive idle timeout).
+    case idle
+    /// Part of a head has arrived; the header timeout counts from `startedAt` (milliseconds).
+    case readingHead(startedAt: Int)
+    /// One request is being handled (responses go out in order: pipelined requests wait in the input buffer).
+    case exchange(ExchangeState)
+    /// Everything is answered: the output drains, then the connection closes.
+    case closingWhenFlushed
+    case closed
+}
+
+/// The request and response sides of one exchange. They progress independently: an upstream may answer before
+/// the request body is complete (then the connection closes after the response: the rest of the body is unread).
+struct ExchangeState: Equatable {
+    var request: RequestProgress
+    var response: ResponseProgress
+    /// Why the connection closes after this exchange; nil while it may stay open for the next request.
+    var closeReason: CloseReason?
+    /// The client spoke HTTP/1.0 (no chunked responses; keep-alive only when asked for).
+    let isHTTP10: Bool
+    /// Upstream attempts made so far (a stale pooled connection gets one retry on a fresh one).
+    var attempts: Int
+}
+
+/// The request side of an exchange.
+enum RequestProgress: Equatable {
+    /// Body bytes go to the upstream as they arrive (a bodyless request still owes the decoder's `.end`).
+    case streaming
+    /// Body bytes go to the spool; the request is signed and sent once it is complete.
+    case spooling
+    /// The whole request has been read.
+    case complete
+}
+
+/// The response side of an exchange.
+enum ResponseProgress: Equatable {
+    /// The body is being spooled: no upstream yet.
+    case awaitingSpool
+    /// The signed head is on its way to the upstream (connecting, sent, or waiting for the first byte).
+    case awaitingUpstream
+    /// The upstream's head went to the client; its body streams in the given framing.
+    case streaming(ClientBodyFraming)
+    /// The response is complete (upstream or local) while the request is still being read.
+    case complete
+}
+
+/// How a response body reaches the client.
+enum ClientBodyFraming: Equatable {
+    /// As the upstream framed it with a length (or no body at all): bytes pass through.
+    case passThrough
+    /// The upstream sent chunked or close-delimited; the client (HTTP/1.1) gets it re-chunked.
+    case rechunked
+    /// Close-delimited to an HTTP/1.0 client: the only sign of a complete body is an orderly close, so a
+    /// body cut short must end with a reset instead (RFC 9112 §8, bug i).
+    case untilClose
+}
+
+/// Why a connection will not carry another request.
+enum CloseReason: Equatable {
+    case clientAsked
+    case requestBodyUnread
+    case draining
+    case clientHalfClosed
+    case responseUntilClose
+}
+
+/// What the connection's read timer measures, derived from the state.
+enum ClientReadTimeout: Equatable {
+    case idle
+    case header
+    case body
+    case none
+}

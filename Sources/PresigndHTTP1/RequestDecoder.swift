@@ -108,11 +108,4 @@ struct ParsedRequest: Sendable {
     let framing: BodyFraming
     let expectsContinue: Bool
     let isKeepAlive: Bool
-
-    init(head: RequestHead, framing: BodyFraming, expectsContinue: Bool, isKeepAlive: Bool) {
-        self.head = head
-        self.framing = framing
-        self.expectsContinue = expectsContinue
-        self.isKeepAlive = isKeepAlive
-    }
 }

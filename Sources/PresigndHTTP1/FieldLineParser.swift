@@ -26,12 +26,15 @@ enum FieldLineParser {
         /// A Connection field names `close` / `keep-alive`.
         var close = false
         var keepAlive = false
+        /// A Connection field names other fields, which must not be forwarded: left to the full rules.
+        var namesOtherFields = false
 
         /// Framing the fast path decides alone: no Transfer-Encoding and at most one plain Content-Length, or a
         /// lone `Transfer-Encoding: chunked` without Content-Length outside HTTP/1.0. Anything else (repeated or
         /// listed lengths, other codings, both fields, chunked in HTTP/1.0) is left to the full rules
         /// (`MessageFraming.bodyFraming`), which normalize or refuse it.
         func isPlain(version: HTTPVersion) -> Bool {
+            if namesOtherFields { return false }
             if transferEncodingFields == 0 {
                 return contentLengthFields == 0 || (contentLengthFields == 1 && contentLength != nil)
             }
@@ -57,6 +60,7 @@ enum FieldLineParser {
             case 10 where ASCII.equalsLowercase(name, "connection"):
                 if HTTPHeaders.listContains(value, token: "close") { framing.close = true }
                 if HTTPHeaders.listContains(value, token: "keep-alive") { framing.keepAlive = true }
+                if HTTPHeaders.listNamesForwardedField(value) { framing.namesOtherFields = true }
             case 14 where ASCII.equalsLowercase(name, "content-length"):
                 framing.contentLengthFields += 1
                 framing.contentLength = MessageFraming.plainDecimal(value)

@@ -20,6 +20,26 @@ extension HTTPHeaders {
         return false
     }
 
+    /// Whether the `Connection` list value `bytes` names a field that is not hop-by-hop already (nor `close`):
+    /// a field a proxy would otherwise forward, and must not (RFC 9110 §7.6.1).
+    static func listNamesForwardedField(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            while end < bytes.count, bytes[end] != ASCII.comma { end += 1 }
+            var low = start
+            var high = end
+            while low < high, ASCII.isWhitespace(bytes[low]) { low += 1 }
+            while high > low, ASCII.isWhitespace(bytes[high - 1]) { high -= 1 }
+            let element = UnsafeBufferPointer(rebasing: bytes[low..<high])
+            if !element.isEmpty && !ASCII.equalsLowercase(element, "close") && !ResponseHead.isHopByHopField(element) {
+                return true
+            }
+            start = end + 1
+        }
+        return false
+    }
+
     /// Whether the list value `bytes` (comma-separated, OWS around elements) names `token`, ignoring case.
     /// Runs for every message (keep-alive): no arrays, one pass over the bytes.
     static func listContains(_ bytes: UnsafeBufferPointer<UInt8>, token: StaticString) -> Bool {

@@ -55,6 +55,20 @@ import Testing
         }
     }
 
+    /// Bug f: a field the upstream's `Connection` header names is hop-by-hop for that message (RFC 9110 §7.6.1);
+    /// the raw lines would forward it, so such a head comes fully parsed for the proxy to drop the field.
+    @Test(arguments: [
+        "HTTP/1.1 200 OK\r\nConnection: x-internal-token\r\nX-Internal-Token: secret\r\nContent-Length: 1\r\n\r\nx",
+        "HTTP/1.1 200 OK\r\nConnection: keep-alive, X-Trace\r\nX-Trace: abc\r\nContent-Length: 1\r\n\r\nx",
+    ])
+    func aHeadWhoseConnectionFieldNamesAnotherFieldComesFullyParsed(response: String) {
+        let raw = decodeResponses(response, rawFields: true)
+        #expect(raw.error == nil)
+        #expect(raw.messages.count == 1)
+        #expect(raw.messages.first?.head.rawFields == nil)
+        #expect(raw.messages.first?.body == Array("x".utf8))
+    }
+
     @Test func rawFieldsLeaveOutOnlyHopByHopLines() {
         let response =
             "HTTP/1.1 200 OK\r\nConnection: keep-alive\r\nETag: \"x\"\r\nkeep-alive: timeout=5\r\n"

@@ -127,6 +127,71 @@ def test_reset_mid_body_aborts_the_client_connection(fault_daemon, faulty):
         assert conn.closed_by_peer(timeout=2)
 
 
+def test_reset_mid_close_delimited_body_is_never_a_complete_chunked_body(fault_daemon, faulty):
+    """Bug h: a body without length that the upstream cuts with a TCP reset must not reach an HTTP/1.1 client
+    as complete (presignd re-chunks it: no last chunk, and the connection closes)."""
+    faulty.mode = "reset_until_close"
+    with _connect(fault_daemon) as conn:
+        conn.send(b"GET /fault-bucket/k HTTP/1.1\r\nHost: presignd\r\n\r\n")
+        response = conn.read_response()
+        assert response.status == 200
+        assert response.header("transfer-encoding") == "chunked"
+        assert not response.complete, "a reset upstream gave a complete body"
+        assert conn.closed_by_peer(timeout=2)
+
+
+def test_orderly_close_ends_a_close_delimited_body_completely(fault_daemon, faulty):
+    faulty.mode = "eof_until_close"
+    with _connect(fault_daemon) as conn:
+        conn.send(b"GET /fault-bucket/k HTTP/1.1\r\nHost: presignd\r\n\r\n")
+        response = conn.read_response()
+        assert response.status == 200 and response.complete
+        assert response.body == b"u" * 65536
+
+
+def _read_http10_until_end(conn) -> tuple[bytes, str]:
+    """Everything an HTTP/1.0 client receives, and how the connection ended: 'eof' or 'reset'."""
+    data = b""
+    conn.sock.settimeout(5)
+    while True:
+        try:
+            chunk = conn.sock.recv(65536)
+        except ConnectionResetError:
+            return data, "reset"
+        if not chunk:
+            return data, "eof"
+        data += chunk
+
+
+def test_http10_client_sees_a_reset_when_a_close_delimited_body_is_cut(fault_daemon, faulty):
+    """Bug i: an HTTP/1.0 client's body ends with the connection; when the upstream's is cut short, an orderly
+    close would look complete, so presignd resets the client connection (SO_LINGER 0), as nginx does."""
+    faulty.mode = "reset_until_close"
+    with _connect(fault_daemon) as conn:
+        conn.send(b"GET /fault-bucket/k HTTP/1.0\r\n\r\n")
+        data, ending = _read_http10_until_end(conn)
+    assert data.startswith(b"HTTP/1.1 200 "), data[:100]
+    assert ending == "reset", f"a cut close-delimited body ended with {ending} after {len(data)} bytes"
+
+
+def test_http10_client_sees_an_orderly_close_after_a_complete_close_delimited_body(fault_daemon, faulty):
+    faulty.mode = "eof_until_close"
+    with _connect(fault_daemon) as conn:
+        conn.send(b"GET /fault-bucket/k HTTP/1.0\r\n\r\n")
+        data, ending = _read_http10_until_end(conn)
+    assert ending == "eof"
+    assert data.endswith(b"\r\n\r\n" + b"u" * 65536)
+
+
+def test_fields_named_in_the_upstream_connection_header_are_not_forwarded(fault_daemon, faulty):
+    """Bug f: RFC 9110 §7.6.1, a field named by Connection is hop-by-hop for that message."""
+    faulty.mode = "connection_named"
+    response = _get(fault_daemon, "/fault-bucket/k")
+    assert response.status == 200 and response.body == b"ok"
+    assert response.header("x-hop-secret") is None, response.headers
+    assert response.header("x-kept") == "yes"
+
+
 def test_stall_mid_body_aborts_after_idle_timeout(fault_daemon, faulty):
     faulty.mode = "stall_body"
     started = time.monotonic()

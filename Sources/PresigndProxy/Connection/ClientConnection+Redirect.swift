@@ -26,7 +26,8 @@ struct RedirectPlan {
 /// between the client and the upstream directly. 307 keeps the method (RFC 9110 §15.4.8), and a `Range`
 /// header is not signed, so `curl -L -r 100-199` gets exactly those bytes.
 extension ClientConnection {
-    func respondRedirect(_ plan: RedirectPlan, hasBody: Bool, isHTTP10: Bool) {
+    /// A `307` to a fresh presigned URL for the plan, or the error when it cannot be presigned.
+    func redirect(_ plan: RedirectPlan) -> LocalAnswer {
         let target = settings.upstreams[plan.upstreamIndex]
         let presigned: PresignedURL
         do {
@@ -36,21 +37,13 @@ extension ClientConnection {
                 expires: plan.expires, date: worker.signingDate(), scheme: target.usesTLS ? "https" : "http")
         } catch {
             worker.metrics.signingFailed()
-            respondLocally(
-                error: .internalError("cannot presign the redirect"), method: plan.method, resource: plan.path,
-                closing: hasBody, isHTTP10: isHTTP10)
-            return
+            return .error(.internalError("cannot presign the redirect"))
         }
-        let requestID = worker.nextRequestID()
-        if hasBody { closeAfterResponse = true }
         // The URL is a bearer credential until it expires: never cached by intermediaries.
-        writeLocal(
-            status: 307, contentType: "text/plain", body: [], method: plan.method, requestID: requestID,
-            extraHeaders: [("Location", presigned.url), ("Cache-Control", "no-store")])
-        worker.metrics.redirectServed(bucket: plan.bucket)
-        worker.localResponseSent(
-            method: plan.method, path: plan.path, status: 307, bytesOut: 0, client: peer, requestID: requestID,
-            errorCode: nil)
-        finishLocalResponse()
+        return .prepared(
+            PreparedResponse(
+                status: 307, contentType: "text/plain", body: [],
+                extraHeaders: [("Location", presigned.url), ("Cache-Control", "no-store")], method: plan.method,
+                logPath: plan.path, redirectBucket: plan.bucket))
     }
 }

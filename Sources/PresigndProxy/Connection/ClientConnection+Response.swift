@@ -1,8 +1,56 @@
 import CLibevent
 import PresigndHTTP1
 
-/// The response side: decode the upstream's bytes and stream them to the client.
+/// The upstream side: attach an upstream connection, decode its response and stream it to the client.
 extension ClientConnection: UpstreamConnectionDelegate {
+    /// Connects (or takes a pooled connection) and sends the signed head.
+    func attachUpstream(fresh: Bool) {
+        guard let exchange else { return }
+        // After a reload the worker's pools belong to the new configuration: an exchange still
+        // running under the old one connects on its own.
+        let pooled = settings === worker.settings
+        let index = exchange.upstreamIndex
+        var connection = fresh || !pooled ? nil : worker.pool(index).take()
+        if connection == nil {
+            do {
+                connection = try UpstreamConnection(
+                    loop: worker.loop, target: settings.upstreams[index], upstreamIndex: index,
+                    sessions: pooled ? worker.pool(index).sessions : TLSSessionStore(),
+                    lowWatermark: settings.lowWatermark)
+            } catch {
+                handle(.upstreamFailed(error, retryable: false))
+                return
+            }
+        }
+        guard let connection else { return }
+        connection.setTimeouts(
+            readMilliseconds: settings.upstreams[index].firstByteTimeoutMilliseconds,
+            writeMilliseconds: connection.isConnected
+                ? settings.limits.bodyIdleTimeoutMilliseconds : settings.upstreams[index].connectTimeoutMilliseconds)
+        connection.delegate = self
+        connection.enableReading()
+        exchange.upstream = connection
+        exchange.responseDecoder = Exchange.makeResponseDecoder()
+        EvBuffer.add(connection.output, exchange.encodedHead)
+        worker.upstreamAttached(connection, to: exchange, settings: settings)
+        if let failure = connection.earlyFailure {
+            upstreamEnded(connection, failure)
+            return
+        }
+        if exchange.spool != nil { pumpSpool() }
+    }
+
+    /// Lets go of the exchange's upstream connection: back to its pool when it is clean, else closed.
+    func releaseUpstream(reusable: Bool) {
+        guard let exchange, let upstream = exchange.upstream else { return }
+        exchange.upstream = nil
+        if reusable && settings === worker.settings {
+            worker.pool(exchange.upstreamIndex).put(upstream)
+        } else {
+            upstream.free()
+        }
+    }
+
     func upstreamReadable(_ connection: UpstreamConnection) {
         processUpstreamInput()
         settle()
@@ -20,21 +68,10 @@ extension ClientConnection: UpstreamConnectionDelegate {
         }
         // Bytes may still sit in the input buffer (EOF arrives with the last read).
         processUpstreamInput()
-        guard self.exchange === exchange, !isClosed else { return }
-        if responsePhase == .body, failure == .closed, exchange.responseDecoder.finishOnClose() {
-            completeResponse()
-            return
-        }
-        connection.free()
-        exchange.upstream = nil
-        if exchange.isRetryableAfter(connection) {
-            exchange.hasRetried = true
-            worker.logger.debug("Retrying on a fresh upstream connection", metadata: ["request.id": exchange.requestID])
-            attachUpstream(fresh: true)
-            return
-        }
-        guard !exchange.receivedResponseByte || responsePhase == .head else {
-            close()  // mid-body: abort, never a silently truncated "complete" body
+        guard self.exchange === exchange, exchange.upstream === connection, !isClosed else { return }
+        // Only an orderly close ends a close-delimited body; a reset cuts it short (bug h).
+        if failure == .closed, machine.responseFraming != nil, exchange.responseDecoder.finishOnClose() {
+            handle(.responseEnded(upstreamReusable: false))
             return
         }
         let error: ProxyError
@@ -44,40 +81,34 @@ extension ClientConnection: UpstreamConnectionDelegate {
         case .tls(let reason): error = .upstreamTLS(reason)
         case .timeout: error = .upstreamTimeout
         case .closed: error = .upstreamProtocol("the connection closed before a complete response")
+        case .reset(let reason): error = .upstreamProtocol("the connection was reset: \(reason)")
         }
-        worker.logger.warning(
-            "Upstream failed",
-            metadata: [
-                "request.id": exchange.requestID, "upstream": settings.upstreams[exchange.upstreamIndex].name,
-                "error": error.statusAndCode.code, "reason": error.message,
-            ])
-        failBeforeResponse(error)
-    }
-
-    /// Answers an error for the current exchange before any response byte went to the client.
-    func failBeforeResponse(_ error: ProxyError) {
-        guard let exchange else { return }
-        exchange.upstream?.free()
-        exchange.upstream = nil
-        self.exchange = nil
-        responsePhase = .none
-        respondLocally(
-            error: error, method: exchange.method, resource: exchange.logPath,
-            closing: requestPhase != .done || closeAfterResponse, isHTTP10: exchange.clientIsHTTP10,
-            exchange: exchange)
+        let retryable =
+            connection.isReused && exchange.responseDecoder.isIdle && EvBuffer.length(connection.input) == 0
+            && exchange.isReplayable
+        if machine.responseFraming == nil && !retryable {
+            worker.logger.warning(
+                "Upstream failed",
+                metadata: [
+                    "request.id": exchange.requestID, "upstream": settings.upstreams[exchange.upstreamIndex].name,
+                    "error": error.statusAndCode.code, "reason": error.message,
+                ])
+        } else if retryable {
+            worker.logger.debug("Retrying on a fresh upstream connection", metadata: ["request.id": exchange.requestID])
+        }
+        handle(.upstreamFailed(error, retryable: retryable))
     }
 
     func processUpstreamInput() {
-        // One strong reference to the exchange for the whole loop, not a retain and a release per decoded step
-        // (a step may end the exchange); the upstream is only borrowed: the loop ends as soon as the connection's
-        // exchange or the exchange's upstream is another (or none), so it is used only while the exchange holds it.
-        guard let exchange, let upstream = exchange.borrowedUpstream else { return }
-        let exchangeID = ObjectIdentifier(exchange)
-        let input = upstream.with { $0.input }
-        while !isClosed, self.exchange.map(ObjectIdentifier.init) == exchangeID, exchange.borrowedUpstream == upstream {
-            if EvBuffer.length(output) > watermarks.high {
-                upstreamReadPaused = true
-                upstream.with { $0.disableReading() }
+        guard let exchange, let upstream = exchange.upstream else { return }
+        let input = upstream.input
+        /// The last head was a 1xx; its `.end` is not the response's.
+        var sawInterimHead = false
+        while !isClosed, self.exchange === exchange, exchange.upstream === upstream {
+            if EvBuffer.length(output) > settings.highWatermark {
+                // Paused until the client's output drains: `settle` resumes reading and this loop together
+                // (whatever is already buffered, a body's `.end` included, waits for it).
+                upstream.disableReading()
                 return
             }
             // Decoded even when empty: a finished body still owes its `.end`.
@@ -87,14 +118,9 @@ extension ClientConnection: UpstreamConnectionDelegate {
                     try exchange.responseDecoder.next(segment, available: available, requestMethod: exchange.method)
                 }
             } catch {
-                if exchange.receivedResponseByte && responsePhase == .body {
-                    close()
-                } else {
-                    failBeforeResponse(.upstreamProtocol("\(error)"))
-                }
+                handle(.failed(.upstreamProtocol("\(error)")))
                 return
             }
-            if EvBuffer.length(input) > 0 || decoded != .needMore(consumed: 0) { exchange.receivedResponseByte = true }
             switch decoded {
             case .needMore(let consumed):
                 EvBuffer.drain(input, consumed)
@@ -103,17 +129,19 @@ extension ClientConnection: UpstreamConnectionDelegate {
                 EvBuffer.drain(input, consumed)
                 if head.isInterim {
                     // 1xx: presignd answered `100 Continue` itself; the final head follows.
-                    exchange.sawInterimHead = true
+                    sawInterimHead = true
                     continue
                 }
-                exchange.sawInterimHead = false
-                exchange.ops.responseHeadArrived(status: head.status, at: borrowedWorker.with { $0.nowMicroseconds() })
-                writeResponseHead(head, exchange: exchange)
+                exchange.ops.responseHeadArrived(status: head.status, at: worker.nowMicroseconds())
+                exchange.responseStatus = head.status
+                exchange.responseHead = head
+                let bodyless = exchange.method == "HEAD" || head.status == 204 || head.status == 304
+                handle(.responseHead(ResponseStart(framing: exchange.responseDecoder.framing, isBodyless: bodyless)))
             case .body(let skip, let count):
                 EvBuffer.drain(input, skip)
                 if count > 0 {
                     exchange.responseBodyBytes += count
-                    if exchange.responseChunkedToClient {
+                    if machine.responseFraming == .rechunked {
                         EvBuffer.addChunkHeader(output, size: count)
                         EvBuffer.move(from: input, to: output, count: count)
                         EvBuffer.add(output, "\r\n")
@@ -125,104 +153,61 @@ extension ClientConnection: UpstreamConnectionDelegate {
                 }
             case .end(let consumed):
                 EvBuffer.drain(input, consumed)
-                if exchange.sawInterimHead {
-                    exchange.sawInterimHead = false
+                if sawInterimHead {
+                    sawInterimHead = false
                     continue
                 }
-                completeResponse()
+                let reusable =
+                    exchange.responseDecoder.isKeepAlive && exchange.spool == nil && EvBuffer.length(input) == 0
+                    && EvBuffer.length(upstream.output) == 0 && !worker.isDraining
+                handle(.responseEnded(upstreamReusable: reusable))
                 return
             }
         }
     }
 
-    private func writeResponseHead(_ head: ResponseHead, exchange: Exchange) {
-        responsePhase = .body
+    /// Writes the upstream's head to the client: end-to-end fields as received, presignd's request id, and the
+    /// framing and connection fields this connection needs.
+    func writeResponseHead(framing: ClientBodyFraming, closing: Bool) {
+        guard let exchange, let head = exchange.responseHead else { return }
+        exchange.responseHead = nil
         // First byte seen: from now on a silent upstream is a stalled body (body_idle_timeout).
         exchange.upstream?.setTimeouts(
             readMilliseconds: settings.limits.bodyIdleTimeoutMilliseconds,
             writeMilliseconds: settings.limits.bodyIdleTimeoutMilliseconds)
-        exchange.responseStatus = head.status
-        let framing = exchange.responseDecoder.framing
-        let bodyless = exchange.method == "HEAD" || head.status == 204 || head.status == 304
-        var rechunk = false
-        if !bodyless && (framing == .chunked || framing == .untilClose) {
-            if exchange.clientIsHTTP10 { closeAfterResponse = true } else { rechunk = true }
-        }
-        if requestPhase != .done { closeAfterResponse = true }
-        exchange.responseChunkedToClient = rechunk
-        borrowedWorker.with { worker in
-            worker.withHeadBuffer { bytes in
-                HTTPEncoder.append("HTTP/1.1", into: &bytes)
-                HTTPEncoder.appendStatusAndReason(head.status, head.reason, into: &bytes)
-                if let raw = head.rawFields {
-                    bytes.append(contentsOf: raw)  // already without the hop-by-hop lines
-                } else {
-                    for (name, value) in head.headers where !ASCIIName.isHopByHopResponseHeader(name) {
-                        HTTPEncoder.appendField(name, value, into: &bytes)
-                    }
-                }
-                if rechunk { HTTPEncoder.append("Transfer-Encoding: chunked\r\n", into: &bytes) }
-                HTTPEncoder.append("x-presignd-request-id: ", into: &bytes)
-                exchange.id.append(to: &bytes)
-                HTTPEncoder.append("\r\n", into: &bytes)
-                if closeAfterResponse {
-                    HTTPEncoder.append("Connection: close\r\n", into: &bytes)
-                } else if exchange.clientIsHTTP10 {
-                    HTTPEncoder.append("Connection: keep-alive\r\n", into: &bytes)
-                }
-                HTTPEncoder.append("\r\n", into: &bytes)
-                EvBuffer.add(output, bytes)
-            }
-        }
-    }
-
-    /// The upstream's response is complete: pool or close the upstream, then the client's next step.
-    private func completeResponse() {
-        guard let exchange else { return }
-        borrowedWorker.with { worker in completeResponse(exchange, worker: worker) }
-    }
-
-    private func completeResponse(_ exchange: Exchange, worker: Worker) {
-        if exchange.responseChunkedToClient { EvBuffer.add(output, "0\r\n\r\n") }
-        if let upstream = exchange.upstream {
-            let reusable =
-                exchange.responseDecoder.isKeepAlive && requestPhase == .done && exchange.spool == nil
-                && EvBuffer.length(upstream.input) == 0 && EvBuffer.length(upstream.output) == 0
-                && !worker.isDraining
-            if reusable && settings === worker.settings {
-                worker.withPool(exchange.upstreamIndex) { $0.put(upstream) }
+        worker.withHeadBuffer { bytes in
+            HTTPEncoder.append("HTTP/1.1", into: &bytes)
+            HTTPEncoder.appendStatusAndReason(head.status, head.reason, into: &bytes)
+            if let raw = head.rawFields {
+                bytes.append(contentsOf: raw)  // already without the hop-by-hop lines
             } else {
-                upstream.free()
+                // Fields the upstream's Connection header names are hop-by-hop too (RFC 9110 §7.6.1, bug f).
+                let listed = RequestRewriter.connectionTokens(head.headers)
+                for (name, value) in head.headers
+                where !ASCIIName.isHopByHopResponseHeader(name)
+                    && (listed.isEmpty || !listed.contains(name.lowercased()))
+                {
+                    HTTPEncoder.appendField(name, value, into: &bytes)
+                }
             }
-            exchange.upstream = nil
+            if framing == .rechunked { HTTPEncoder.append("Transfer-Encoding: chunked\r\n", into: &bytes) }
+            HTTPEncoder.append("x-presignd-request-id: ", into: &bytes)
+            exchange.id.append(to: &bytes)
+            HTTPEncoder.append("\r\n", into: &bytes)
+            if closing {
+                HTTPEncoder.append("Connection: close\r\n", into: &bytes)
+            } else if exchange.clientIsHTTP10 {
+                HTTPEncoder.append("Connection: keep-alive\r\n", into: &bytes)
+            }
+            HTTPEncoder.append("\r\n", into: &bytes)
+            EvBuffer.add(output, bytes)
         }
-        upstreamReadPaused = false
-        worker.exchangeEnded(exchange, completed: true)
-        self.exchange = nil
-        responsePhase = .none
-        if requestPhase != .done { closeAfterResponse = true }
-        requestCycleEnded()
-    }
-
-    /// After a response: close if asked, else read the next request (maybe already buffered).
-    func requestCycleEnded() {
-        guard exchange == nil, requestPhase == .done || requestPhase == .head || closeAfterResponse else { return }
-        if closeAfterResponse || worker.isDraining {
-            closeWhenFlushed()
-            return
-        }
-        requestPhase = .head
-        // A reload applies from the next request on (compared first: an assignment is a retain and a release).
-        if settings !== worker.settings { settings = worker.settings }
-        setReadTimeout(settings.limits.idleTimeoutMilliseconds)
-        resumeClientReading()
-        processClientInput()
     }
 }
 
 extension Exchange {
-    func isRetryableAfter(_ connection: UpstreamConnection) -> Bool {
-        guard !hasRetried, !receivedResponseByte, connection.isReused else { return false }
+    /// Whether the request may be sent again on a fresh connection after a stale pooled one failed.
+    var isReplayable: Bool {
         // POST is never replayed, bodyless or not (`?uploads` would create a second upload).
         guard method != "POST" else { return false }
         let idempotent = method == "GET" || method == "HEAD" || method == "DELETE" || method == "OPTIONS"

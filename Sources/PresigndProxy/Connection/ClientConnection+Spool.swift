@@ -6,19 +6,14 @@ import PresigndSigV4
 /// then upstream with `Content-Length` (S3 and R2 refuse length-less PUTs; R2 refuses streaming
 /// payloads, SIGV4-S3-RULES §5.3).
 extension ClientConnection {
-    /// Starts an exchange whose body is spooled before anything is sent upstream.
-    func startSpooledExchange(_ exchange: Exchange, plan: ForwardPlan, limit: Int) -> ProxyError? {
-        do {
-            exchange.spool = try UploadSpool(directory: settings.spoolDirectory, limit: limit)
-        } catch {
-            return error
-        }
+    /// Prepares an exchange whose body is spooled before anything is sent upstream.
+    func startSpool(_ exchange: Exchange, plan: ForwardPlan, limit: Int) throws(ProxyError) {
+        exchange.spool = try UploadSpool(directory: settings.spoolDirectory, limit: limit)
         exchange.pendingPlan = plan
         if case .spool(true, _) = plan.body {
             exchange.awsDecoder = AWSChunkedDecoder()
             exchange.awsStage = evbuffer_new()
         }
-        return nil
     }
 
     /// Takes `count` body bytes from the client input into the spool.
@@ -32,7 +27,7 @@ extension ClientConnection {
                 try spool.append(from: input, count: count)
             }
         } catch {
-            failBeforeResponse(error)
+            handle(.failed(error))
         }
     }
 
@@ -69,8 +64,8 @@ extension ClientConnection {
 
     /// The client's body is complete: sign with the spooled length (and the trailer's checksum),
     /// connect, and start sending the file.
-    func sendSpooledUpload(_ exchange: Exchange) {
-        guard let spool = exchange.spool, var plan = exchange.pendingPlan else { return }
+    func sendSpooledRequest() {
+        guard let exchange, let spool = exchange.spool, var plan = exchange.pendingPlan else { return }
         do throws(ProxyError) {
             if exchange.awsStage != nil {
                 try unwrapAWSChunked(exchange)
@@ -85,14 +80,13 @@ extension ClientConnection {
                 }
             }
             try spool.finish()
+            plan.request.headers.append(("Content-Length", String(spool.size)))
+            exchange.encodedHead = try signedHead(plan, date: worker.signingDate())
         } catch {
-            failBeforeResponse(error)
+            handle(.failed(error))
             return
         }
-        plan.request.headers.append(("Content-Length", String(spool.size)))
         exchange.pendingPlan = nil
-        guard let head = signedHead(plan, date: worker.signingDate()) else { return }
-        exchange.encodedHead = head
         attachUpstream(fresh: false)
     }
 
@@ -106,7 +100,8 @@ extension ClientConnection {
                 exchange.spool = nil
             }
         } catch {
-            close()  // the head is out; the upstream must not see a short body as complete
+            // The head is out: the upstream connection is dropped, so it cannot take a short body as complete.
+            handle(.failed(error))
         }
     }
 }

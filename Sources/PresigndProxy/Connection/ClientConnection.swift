@@ -6,101 +6,70 @@ import PresigndSigV4
     import Glibc
 #endif
 
-/// One accepted client connection and its in-order exchanges (keep-alive, pipelining).
+/// One accepted client connection: the driver of its `ConnectionStateMachine`.
 ///
-/// libevent callbacks land here and only translate events into calls on the request side
-/// (`ClientConnection+Request`) and the response side (`ClientConnection+Response`). Everything
-/// runs on the owning worker's thread.
+/// I/O callbacks become `ConnectionEvent`s; the machine decides, and `perform` carries out its actions. The
+/// request side (`+Request`), the upstream side (`+Response`), local answers (`+LocalResponse`) and spooling
+/// (`+Spool`) only move bytes and report what they saw. Everything runs on the owning worker's thread.
 final class ClientConnection: SocketReadPumpDelegate {
-    enum RequestPhase { case head, body, done }
-    enum ResponsePhase { case none, head, body }
-
-    /// The worker owns its connections and closes them all before it goes: `unowned(unsafe)` spares the
-    /// atomic check an `unowned` reference costs on every access (several per request).
-    unowned(unsafe) let worker: Worker
-    /// `worker` for the per-request path: calls through it skip the retain and release around each use.
-    let borrowedWorker: Borrowed<Worker>
+    /// The worker owns its connections and closes them all before it goes.
+    unowned let worker: Worker
     let bev: OpaquePointer
     let peer: SocketAddress
-    /// The configuration this connection's current exchange runs under; a reload reaches the
-    /// connection between requests (`requestCycleEnded`), never mid-exchange.
-    var settings: ProxySettings {
-        didSet { watermarks = (settings.lowWatermark, settings.highWatermark) }
-    }
-    /// `settings`' output watermarks, read several times per request: a stored copy reads without retaining
-    /// `settings`.
-    private(set) var watermarks: (low: Int, high: Int)
+    /// The configuration the current request runs under; a reload reaches the connection between requests.
+    var settings: ProxySettings
     var decoder: RequestDecoder
-
-    var requestPhase: RequestPhase = .head
-    var responsePhase: ResponsePhase = .none
-    /// The exchange's upstream side, while one is in flight.
-    var exchange: Exchange? {
-        didSet { borrowedExchange = exchange.map(Borrowed.init) }
-    }
-    /// `exchange` for reads that cannot end it (no retain and release around them).
-    private(set) var borrowedExchange: Borrowed<Exchange>?
-    /// Close once the current response is flushed (no keep-alive, unread body, draining).
-    var closeAfterResponse = false
-    private(set) var isClosed = false
-    /// Reading from the client is paused because the upstream's output is full.
-    var clientReadPaused = false
-    /// Reading from the upstream is paused because our output to the client is full.
-    var upstreamReadPaused = false
-    /// When the first byte of the current head arrived (slowloris guard), ms.
-    var headStartedAt: Int?
-    /// The read timeout is the header timeout (set once a head arrives in pieces).
-    var isHeadTimeoutSet = false
-    var isFlushingToClose = false
-    /// Whether `EvBuffer.flushNow` left the bufferevent's write event enabled.
-    var isWriteEnabled = false
-    var isProcessingInput = false
+    var machine: ConnectionStateMachine
+    /// The forwarded exchange in flight: what was sent upstream and what the access log needs.
+    var exchange: Exchange?
+    /// Method, log path and HTTP version of the request being handled (local answers need them).
+    var request = RequestSummary.none
     /// Reads the socket in large pieces; the bufferevent only writes (see `SocketReadPump`).
-    var pump: SocketReadPump? {
-        didSet { borrowedPump = pump.map(Borrowed.init) }
-    }
-    /// `pump` for calls on the request path (no retain and release around each).
-    private var borrowedPump: Borrowed<SocketReadPump>?
+    var pump: SocketReadPump?
     /// The client's address as text, formatted once per connection (logs, metrics).
     lazy var peerHost: String = peer.host
     /// Continues `settle` on the next loop iteration when one event moved enough.
     lazy var continuation = LoopTimer(loop: worker.loop) { [unowned self] in self.settle() }
     static let maxSettleRounds = 16
+    /// Pipelined bytes buffered while a response runs before reading pauses.
+    static let maxPipelinedBytes = 64 * 1024
 
-    /// The bufferevent's buffers and socket, fixed for its life (read once, not per use).
+    /// Events raised while actions run wait here, so each event's actions complete before the next is handled.
+    private var pendingEvents: [ConnectionEvent] = []
+    private var isHandlingEvents = false
+    /// `processClientInput` is running (an action may ask for it again: the running loop carries on instead).
+    var isDecodingInput = false
+    /// The read timeout applied last, so a change of state re-arms the timer only when the kind changes.
+    private var appliedReadTimeout: ClientReadTimeout?
+    /// Whether `EvBuffer.flushNow` left the bufferevent's write event enabled.
+    var isWriteEnabled = false
+
+    /// The bufferevent's buffers and socket, fixed for its life.
     let input: OpaquePointer
     let output: OpaquePointer
     let fd: Int32
 
     init(worker: Worker, bev: OpaquePointer, peer: SocketAddress, settings: ProxySettings) {
         self.worker = worker
-        self.borrowedWorker = Borrowed(worker)
         self.bev = bev
         self.input = bufferevent_get_input(bev)!
         self.output = bufferevent_get_output(bev)!
         self.fd = bufferevent_getfd(bev)
         self.peer = peer
         self.settings = settings
-        self.watermarks = (settings.lowWatermark, settings.highWatermark)
-        var limits = DecoderLimits()
-        limits.maxRequestLineBytes = settings.limits.maxRequestLineBytes
-        limits.maxHeaderBytes = settings.limits.maxHeaderBytes
-        limits.maxHeaderCount = settings.limits.maxHeaderCount
-        self.decoder = RequestDecoder(limits: limits)
+        self.decoder = RequestDecoder(limits: Self.decoderLimits(settings))
+        self.machine = ConnectionStateMachine(headerTimeoutMilliseconds: settings.limits.headerTimeoutMilliseconds)
+        pendingEvents.reserveCapacity(4)
         let context = Unmanaged.passUnretained(self).toOpaque()
         bufferevent_setcb(
-            bev,
+            bev, nil,
             { _, context in
                 guard let context else { return }
-                Unmanaged<ClientConnection>.fromOpaque(context).takeUnretainedValue().handleReadable()
-            },
-            { _, context in
-                guard let context else { return }
-                Unmanaged<ClientConnection>.fromOpaque(context).takeUnretainedValue().handleDrained()
+                Unmanaged<ClientConnection>.fromOpaque(context).takeUnretainedValue().settle()
             },
             { _, events, context in
                 guard let context else { return }
-                Unmanaged<ClientConnection>.fromOpaque(context).takeUnretainedValue().pumpDidEnd(events)
+                Unmanaged<ClientConnection>.fromOpaque(context).takeUnretainedValue().bufferEventDidEnd(events)
             }, context)
         bufferevent_setwatermark(bev, Int16(EV_WRITE), settings.lowWatermark, 0)
         bufferevent_set_max_single_write(bev, SocketReadPump.maxResponseRead)
@@ -111,89 +80,164 @@ final class ClientConnection: SocketReadPumpDelegate {
         pump = SocketReadPump(
             loop: worker.loop, fd: fd, input: input, maxRead: SocketReadPump.maxRequestRead,
             timeoutMilliseconds: settings.limits.idleTimeoutMilliseconds, delegate: self)
-        borrowedPump = pump.map(Borrowed.init)  // observers do not run in an initializer
+        appliedReadTimeout = .idle
         pump?.enable()
     }
 
-    func setReadTimeout(_ milliseconds: Int) {
-        borrowedPump?.with { $0.setTimeout(milliseconds: milliseconds) }
+    static func decoderLimits(_ settings: ProxySettings) -> DecoderLimits {
+        var limits = DecoderLimits()
+        limits.maxRequestLineBytes = settings.limits.maxRequestLineBytes
+        limits.maxHeaderBytes = settings.limits.maxHeaderBytes
+        limits.maxHeaderCount = settings.limits.maxHeaderCount
+        return limits
     }
 
-    func pauseClientReading() {
-        borrowedPump?.with { $0.disable() }
+    /// Takes the worker's current configuration, between requests only: decoder limits and timeouts included.
+    func applyCurrentSettings() {
+        guard settings !== worker.settings, decoder.isIdle else { return }
+        settings = worker.settings
+        decoder = RequestDecoder(limits: Self.decoderLimits(settings))
+        machine.headerTimeoutMilliseconds = settings.limits.headerTimeoutMilliseconds
+        bufferevent_setwatermark(bev, Int16(EV_WRITE), settings.lowWatermark, 0)
+        appliedReadTimeout = nil
     }
 
-    func resumeClientReading() {
-        borrowedPump?.with { $0.enable() }
+    var isClosed: Bool { machine.state == .closed }
+
+    // MARK: Events
+
+    /// Hands an event to the machine and performs its actions; events raised meanwhile are queued behind it.
+    func handle(_ event: ConnectionEvent) {
+        pendingEvents.append(event)
+        guard !isHandlingEvents else { return }
+        isHandlingEvents = true
+        var index = 0
+        while index < pendingEvents.count {
+            let next = pendingEvents[index]
+            index += 1
+            for action in machine.handle(next) { perform(action) }
+        }
+        pendingEvents.removeAll(keepingCapacity: true)
+        isHandlingEvents = false
     }
 
-    // MARK: libevent events
+    private func perform(_ action: ConnectionAction) {
+        switch action {
+        case .sendContinue:
+            EvBuffer.add(output, "HTTP/1.1 100 Continue\r\n\r\n")
+        case .connectUpstream(let fresh):
+            attachUpstream(fresh: fresh)
+        case .sendSpooledRequest:
+            sendSpooledRequest()
+        case .writeResponseHead(let framing, let closing):
+            writeResponseHead(framing: framing, closing: closing)
+        case .finishResponseBody:
+            EvBuffer.add(output, "0\r\n\r\n")
+        case .releaseUpstream(let reusable):
+            releaseUpstream(reusable: reusable)
+        case .answer(let answer, let closing):
+            writeAnswer(answer, closing: closing)
+        case .endExchange(let completed):
+            if let exchange {
+                self.exchange = nil
+                worker.exchangeEnded(exchange, completed: completed)
+            }
+        case .readNextRequest:
+            request = .none
+            processClientInput()
+        case .closeWhenFlushed:
+            pump?.disable()
+            if EvBuffer.length(output) == 0 { handle(.outputFlushed) }
+        case .close:
+            tearDown(reset: false)
+        case .reset:
+            tearDown(reset: true)
+        }
+    }
 
     func pumpDidRead() {
         processClientInput()
         settle()
     }
 
+    /// The read side ended: EOF, an error, or the read timeout (`BEV_EVENT_*` flags).
     func pumpDidEnd(_ events: Int16) {
-        handleEvent(events)
-        settle()
-    }
-
-    private func handleReadable() {
-        processClientInput()
-        settle()
-    }
-
-    private func handleDrained() {
-        if isFlushingToClose {
-            if EvBuffer.length(output) == 0 { close() }
-            return
+        let events = Int32(events)
+        if events & Int32(BEV_EVENT_TIMEOUT) != 0 {
+            handle(.readTimedOut)
+        } else if events & Int32(BEV_EVENT_EOF) != 0 {
+            handle(.clientEnded(.endOfFile))
+        } else {
+            handle(.clientEnded(.aborted))
         }
         settle()
     }
 
-    /// Runs after every event: writes both outputs directly and resumes a side that was paused
-    /// for backpressure once the output it fills has drained, until nothing moves. Bounded per
-    /// event so one fast transfer cannot starve the loop; the rest continues on a zero timer.
+    /// The bufferevent writes only: a timeout here is the write timeout, never a read one (bug a).
+    private func bufferEventDidEnd(_ events: Int16) {
+        if Int32(events) & Int32(BEV_EVENT_TIMEOUT) != 0 {
+            handle(.writeTimedOut)
+        } else {
+            handle(.clientEnded(.aborted))
+        }
+        settle()
+    }
+
+    // MARK: Settling
+
+    /// Runs after every event: writes both outputs directly, resumes a side paused for backpressure once the
+    /// output it fills has drained, applies the state's read timeout, until nothing moves. Bounded per event so
+    /// one fast transfer cannot starve the loop; the rest continues on a zero timer.
     func settle() {
         var rounds = 0
-        let lowWatermark = watermarks.low
         while !isClosed {
             var moved = false
-            // Borrowed: flushing and measuring cannot end the exchange; what follows may, and retains it.
-            // nil unless the upstream's output drained below the low watermark; then whether a spool feeds it.
-            let spoolingIfDrained = borrowedExchange?.with { exchange -> Bool? in
-                let drained = exchange.borrowedUpstream?.with { upstream in
-                    upstream.flush()
-                    return EvBuffer.length(upstream.output) <= lowWatermark
-                }
-                return drained == true ? exchange.spool != nil && exchange.pendingPlan == nil : nil
-            }
-            if let spooling = spoolingIfDrained {
-                if spooling, let spool = exchange?.spool {
+            if let exchange, let upstream = exchange.upstream {
+                upstream.flush()
+                if exchange.spool != nil && exchange.pendingPlan == nil, let spool = exchange.spool,
+                    EvBuffer.length(upstream.output) <= settings.lowWatermark
+                {
                     let before = spool.sent
                     pumpSpool()
                     moved = spool.sent != before
-                } else if clientReadPaused {
-                    clientReadPaused = false
-                    resumeClientReading()
-                    processClientInput()
-                    moved = true
+                }
+            }
+            guard !isClosed else { return }
+            if let pump {
+                let reading = pump.isEnabled
+                if clientReadWanted(currentlyReading: reading) != reading {
+                    if reading {
+                        pump.disable()
+                    } else {
+                        pump.enable()
+                        processClientInput()
+                        moved = true
+                    }
                 }
             }
             guard !isClosed else { return }
             if EvBuffer.flushNow(bev, output: output, fd: fd, writeEnabled: &isWriteEnabled) == .empty
-                && isFlushingToClose
+                && machine.state == .closingWhenFlushed
             {
-                close()
+                handle(.outputFlushed)
                 return
             }
-            if upstreamReadPaused && EvBuffer.length(output) <= lowWatermark, let exchange {
-                upstreamReadPaused = false
-                exchange.upstream?.enableReading()
-                processUpstreamInput()
-                moved = true
+            if let upstream = exchange?.upstream {
+                let reading = upstream.isReading
+                let queued = EvBuffer.length(output)
+                let wanted = machine.usesUpstream && backpressure.allowsReading(isReading: reading, queued: queued)
+                if wanted != reading {
+                    if reading {
+                        upstream.disableReading()
+                    } else {
+                        upstream.enableReading()
+                        processUpstreamInput()
+                        moved = true
+                    }
+                }
             }
+            guard !isClosed else { return }
+            applyReadTimeout()
             guard moved else { return }
             rounds += 1
             if rounds >= Self.maxSettleRounds {
@@ -203,54 +247,73 @@ final class ClientConnection: SocketReadPumpDelegate {
         }
     }
 
-    private func handleEvent(_ events: Int16) {
-        let events = Int32(events)
-        if events & Int32(BEV_EVENT_TIMEOUT) != 0 {
-            if requestPhase == .head && exchange == nil {
-                if headStartedAt != nil || EvBuffer.length(input) > 0 {
-                    respondLocally(error: .requestTimeout, method: "GET", resource: "", closing: true)
-                } else {
-                    close()  // idle keep-alive connection
-                }
-            } else {
-                // A stalled body in either direction: nothing sane can be answered mid-stream.
-                close()
-            }
-            return
+    /// Whether the client's socket should be read now: the state wants its bytes, and neither the upstream's
+    /// output (backpressure, with hysteresis between the watermarks) nor the pipelining allowance is full.
+    private func clientReadWanted(currentlyReading: Bool) -> Bool {
+        guard machine.wantsClientInput else { return false }
+        if machine.decodesClientInput, let exchange, exchange.spool == nil, let upstream = exchange.upstream {
+            return backpressure.allowsReading(isReading: currentlyReading, queued: EvBuffer.length(upstream.output))
         }
-        if events & Int32(BEV_EVENT_EOF) != 0, exchange != nil, requestPhase == .done {
-            // Half-close after a complete request (shutdown(SHUT_WR)): still answer it, then close.
-            closeAfterResponse = true
-            pauseClientReading()
-            return
-        }
-        // EOF or error: the client is gone; drop any upstream side (never pooled).
-        close()
+        return !pipelineIsFull
     }
 
-    /// Closes both sides now. Idempotent.
-    func close() {
-        guard !isClosed else { return }
-        isClosed = true
+    /// A complete request waits for its response and the client keeps sending: stop reading at some point.
+    var pipelineIsFull: Bool {
+        !machine.decodesClientInput && EvBuffer.length(input) > Self.maxPipelinedBytes
+    }
+
+    var backpressure: Backpressure { Backpressure(low: settings.lowWatermark, high: settings.highWatermark) }
+
+    private func applyReadTimeout() {
+        let wanted = machine.clientReadTimeout
+        guard wanted != appliedReadTimeout else { return }
+        appliedReadTimeout = wanted
+        let milliseconds: Int
+        switch wanted {
+        case .idle: milliseconds = settings.limits.idleTimeoutMilliseconds
+        case .header: milliseconds = settings.limits.headerTimeoutMilliseconds
+        case .body: milliseconds = settings.limits.bodyIdleTimeoutMilliseconds
+        case .none: milliseconds = 0
+        }
+        pump?.setTimeout(milliseconds: milliseconds)
+    }
+
+    /// Frees both sides. `reset`: `SO_LINGER` 0 first, so the client sees a reset rather than an orderly close.
+    private func tearDown(reset: Bool) {
         if let exchange {
+            self.exchange = nil
             exchange.upstream?.free()
             exchange.upstream = nil
             worker.exchangeEnded(exchange, completed: false)
-            self.exchange = nil
         }
+        if reset {
+            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+            _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        }
+        continuation.cancel()
         pump = nil
         bufferevent_free(bev)
         worker.connectionClosed(self)
     }
 
-    /// Closes after everything written so far reaches the client.
-    func closeWhenFlushed() {
-        pauseClientReading()
-        if EvBuffer.length(output) == 0 {
-            close()
-        } else {
-            isFlushingToClose = true
-            bufferevent_setwatermark(bev, Int16(EV_WRITE), 0, 0)
-        }
+    /// Closes the connection now (worker shutdown): an exchange in flight is cut short.
+    func close() {
+        handle(.clientEnded(.aborted))
     }
+
+    /// The worker is draining: an idle connection closes now, a busy one after its response.
+    func drain() {
+        handle(.drain)
+        settle()
+    }
+}
+
+/// What local answers need of the request being handled.
+struct RequestSummary {
+    var method: String
+    /// The path without the query string (access log, `<Resource>` of an S3 error).
+    var logPath: String
+    var isHTTP10: Bool
+
+    static let none = RequestSummary(method: "GET", logPath: "", isHTTP10: false)
 }

@@ -26,17 +26,10 @@ final class Exchange {
     var awsDecoder: AWSChunkedDecoder?
     var awsStage: OpaquePointer?
     var awsComplete = false
-    /// Response fields are forwarded as received (only the framing ones become Strings).
-    var responseDecoder: ResponseDecoder = {
-        var decoder = ResponseDecoder()
-        decoder.forwardsRawFields = true
-        return decoder
-    }()
-    var hasRetried = false
-    var receivedResponseByte = false
-    /// The last head was a 1xx; its `.end` is not the response's.
-    var sawInterimHead = false
-    var responseChunkedToClient = false
+    /// Decodes the current upstream connection's response (a new one per attempt).
+    var responseDecoder = Exchange.makeResponseDecoder()
+    /// The final response head, from its arrival until the state machine has it written.
+    var responseHead: ResponseHead?
     var responseStatus = 0
     var requestBodyBytes = 0
     var responseBodyBytes = 0
@@ -60,8 +53,12 @@ final class Exchange {
         self.clientIsHTTP10 = clientIsHTTP10
     }
 
-    /// `upstream` without a retain: for a caller that uses it only while the exchange still holds it.
-    var borrowedUpstream: Borrowed<UpstreamConnection>? { upstream.map(Borrowed.init) }
+    /// Response fields are forwarded as received (only the framing ones become Strings).
+    static func makeResponseDecoder() -> ResponseDecoder {
+        var decoder = ResponseDecoder()
+        decoder.forwardsRawFields = true
+        return decoder
+    }
 
     deinit {
         if let awsStage { evbuffer_free(awsStage) }

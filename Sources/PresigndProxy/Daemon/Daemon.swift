@@ -17,6 +17,8 @@ final class Daemon {
     private var metrics: [WorkerMetrics] = []
     private var threads: [pthread_t] = []
     private var boundListen: [ListenSpec] = []
+    /// The admin listener's address as bound at start (a reload does not move it).
+    private var boundAdmin: ListenSpec?
     /// Workers whose loops ended. Counted under a lock: `event_active` on an already active event
     /// is coalesced, so two workers ending together fire the main loop's callback only once.
     private let finishedWorkersCounter = FinishedCounter()
@@ -69,6 +71,7 @@ final class Daemon {
         if let adminSpec = plan.adminListen {
             let socket = try bind(adminSpec)
             admin = try AdminServer(loop: loop, socket: socket, daemon: self, logger: logger)
+            boundAdmin = adminSpec
             logger.info("Admin listening", metadata: ["listen.address": socket.boundAddress])
         }
         for line in plan.summary {
@@ -170,9 +173,8 @@ final class Daemon {
         for thread in threads {
             if allFinished { pthread_join(thread, nil) } else { pthread_detach(thread) }
         }
-        for spec in boundListen {
-            if case .unix(let path) = spec { unlink(path) }
-        }
+        // A unix listener's file goes with the listener (bug g), the admin listener's too.
+        Self.removeSocketFiles(of: boundListen + (boundAdmin.map { [$0] } ?? []))
         return 0
     }
 
@@ -224,6 +226,8 @@ final class Daemon {
                     notifier.notify("READY=1\nSTATUS=" + statusLine(boundAddresses()))
                     return
                 }
+                // Listeners this reload drops take their socket files with them (bug g).
+                Self.removeSocketFiles(of: boundListen.filter { !newPlan.listen.contains($0) })
                 boundListen = newPlan.listen
                 for socket in sockets?.first ?? [] {
                     logger.info("Listening", metadata: ["listen.address": socket.boundAddress])
@@ -238,6 +242,12 @@ final class Daemon {
             if let sockets { lastBound = sockets.first?.map(\.boundAddress) ?? lastBound }
         }
         notifier.notify("READY=1\nSTATUS=" + statusLine(boundAddresses()))
+    }
+
+    private static func removeSocketFiles(of specs: [ListenSpec]) {
+        for spec in specs {
+            if case .unix(let path) = spec { unlink(path) }
+        }
     }
 
     /// The `STATUS=` summary systemctl shows: listeners, workers, reload results.

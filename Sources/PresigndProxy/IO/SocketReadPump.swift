@@ -32,12 +32,10 @@ final class SocketReadPump {
     private let input: OpaquePointer
     /// Kept so the base outlives the pump's events (`event_free` touches it).
     private let loop: EventLoop
-    /// The pump's owner, which owns the pump. Each callback retains it for the call's duration
-    /// (`withRetained`): a callback may drop the owner's last other reference (a connection that
-    /// closes is removed from its worker while its own method still runs). Not `weak`: a weak
-    /// reference gives the owner a side table, and every retain and release of it then takes the
-    /// runtime's slow path.
-    private unowned(unsafe) let delegate: SocketReadPumpDelegate
+    /// The pump's owner, which owns the pump. Each callback holds a strong reference for the call's duration:
+    /// a callback may drop the owner's last other reference (a connection that closes is removed from its
+    /// worker while its own method still runs).
+    private unowned let delegate: SocketReadPumpDelegate
     private var timeoutMilliseconds: Int
     private(set) var isEnabled = false
     /// When reading times out (`MonotonicClock.coarseMilliseconds`); 0 while no timeout runs.
@@ -73,13 +71,11 @@ final class SocketReadPump {
         // (not thawed and frozen again around every read: two locked calls each).
         evbuffer_unfreeze(input, 0)
         let context = Unmanaged.passUnretained(self).toOpaque()
-        // The read callback does not retain the pump (one retain and release less per read): `handleReadable`
-        // touches nothing of the pump after its delegate call, the only call that may free it.
         event = event_new(
             loop.base, fd, Int16(EV_READ | EV_PERSIST),
             { _, _, context in
                 guard let context else { return }
-                Unmanaged<SocketReadPump>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.handleReadable() }
+                Unmanaged<SocketReadPump>.fromOpaque(context).takeUnretainedValue().handleReadable()
             }, context)
         timer = event_new(
             loop.base, -1, 0,
@@ -143,7 +139,8 @@ final class SocketReadPump {
             return
         }
         deadline = 0
-        withRetained(delegate) { delegate.pumpDidEnd(Int16(BEV_EVENT_READING | BEV_EVENT_TIMEOUT)) }
+        let owner: SocketReadPumpDelegate = delegate
+        owner.pumpDidEnd(Int16(BEV_EVENT_READING | BEV_EVENT_TIMEOUT))
     }
 
     /// One receive into the reserved vectors: `recv` for one (the common case), `recvmsg` for two.
@@ -189,23 +186,16 @@ final class SocketReadPump {
             }
             // The read timeout counts from the last byte (an idle timeout), as libevent's did.
             if deadline != 0 { restartDeadline() }
-            withRetained(delegate) { delegate.pumpDidRead() }
+            let owner: SocketReadPumpDelegate = delegate
+            owner.pumpDidRead()
         } else if result == 0 {
-            withRetained(delegate) { delegate.pumpDidEnd(Int16(BEV_EVENT_READING | BEV_EVENT_EOF)) }
+            let owner: SocketReadPumpDelegate = delegate
+            owner.pumpDidEnd(Int16(BEV_EVENT_READING | BEV_EVENT_EOF))
         } else if result == -1 && (errno == EAGAIN || errno == EINTR) {
             return
         } else {
-            withRetained(delegate) { delegate.pumpDidEnd(Int16(BEV_EVENT_READING | BEV_EVENT_ERROR)) }
+            let owner: SocketReadPumpDelegate = delegate
+            owner.pumpDidEnd(Int16(BEV_EVENT_READING | BEV_EVENT_ERROR))
         }
     }
-}
-
-/// Runs `body` with `object` retained until it returns: for calls through an `unowned(unsafe)`
-/// reference whose callee may drop the object's last other reference mid-call. An explicit
-/// retain and release, which the optimizer cannot pair away across the opaque call.
-@inline(__always)
-func withRetained<Result>(_ object: AnyObject, _ body: () -> Result) -> Result {
-    let retained = Unmanaged.passUnretained(object).retain()
-    defer { retained.release() }
-    return body()
 }

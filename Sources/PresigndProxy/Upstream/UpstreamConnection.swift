@@ -9,6 +9,8 @@ import COpenSSL
 enum UpstreamFailure: Equatable {
     /// The peer closed (EOF) — normal for `untilClose` bodies, a failure otherwise.
     case closed
+    /// The connection failed after it was established (a reset): never the end of a body.
+    case reset(String)
     case dns(String)
     case connect(String)
     case tls(String)
@@ -36,15 +38,13 @@ final class UpstreamConnection: SocketReadPumpDelegate {
     /// The handshake resumed a cached TLS session.
     private(set) var resumedSession = false
     /// The client connection whose exchange uses this connection; nil while pooled. It sets itself and
-    /// clears it (`free`, or the pool's `put`) before it goes, so the reference never dangles; each
-    /// call retains it for its duration (`withRetained`). Not `weak`: see `SocketReadPump.delegate`.
-    unowned(unsafe) var delegate: UpstreamConnectionDelegate?
+    /// clears it (`free`, or the pool's `put`) before it goes.
+    unowned var delegate: UpstreamConnectionDelegate?
     /// Called once when the TLS handshake completes, with whether it resumed a session (metrics).
     var onTLSHandshake: ((Bool) -> Void)?
     /// The pool holding this connection while it is idle: told when the connection speaks, ends or times out.
-    /// The pool's idle list keeps the connection alive, and the connection is freed (events off) before the
-    /// pool lets go of it: `unowned(unsafe)` spares an unowned reference's atomic checks.
-    unowned(unsafe) var idlePool: UpstreamPool?
+    /// The pool's idle list keeps the connection alive, and the connection is freed before the pool lets go of it.
+    unowned var idlePool: UpstreamPool?
     private var isFreed = false
     /// A failure reported before anyone listened (evdns can answer inside `connect_hostname`).
     private(set) var earlyFailure: UpstreamFailure?
@@ -53,11 +53,7 @@ final class UpstreamConnection: SocketReadPumpDelegate {
     private var connectDeadline: LoopTimer?
     private let loop: EventLoop
     /// Plain connections read through a pump once connected (large reads; see `SocketReadPump`).
-    private var pump: SocketReadPump? {
-        didSet { borrowedPump = pump.map(Borrowed.init) }
-    }
-    /// `pump` for calls on the request path (no retain and release around each).
-    private var borrowedPump: Borrowed<SocketReadPump>?
+    private var pump: SocketReadPump?
     private var wantsReading = true
     private var readTimeoutMilliseconds: Int
     /// The write timeout last given to the bufferevent while the pump reads (nil: not set since the pump began).
@@ -150,8 +146,8 @@ final class UpstreamConnection: SocketReadPumpDelegate {
         readTimeoutMilliseconds = readMilliseconds
         var read = timeValue(milliseconds: readMilliseconds)
         var write = timeValue(milliseconds: writeMilliseconds)
-        if let borrowedPump {
-            borrowedPump.with { $0.setTimeout(milliseconds: readMilliseconds) }
+        if let pump {
+            pump.setTimeout(milliseconds: readMilliseconds)
             // The write timeout rarely changes between phases (all default to 60 s): set it only when it does.
             if writeMilliseconds != pumpWriteTimeoutMilliseconds {
                 bufferevent_set_timeouts(bev, nil, &write)
@@ -164,12 +160,15 @@ final class UpstreamConnection: SocketReadPumpDelegate {
 
     func enableReading() {
         wantsReading = true
-        if let borrowedPump { borrowedPump.with { $0.enable() } } else { bufferevent_enable(bev, Int16(EV_READ)) }
+        if let pump { pump.enable() } else { bufferevent_enable(bev, Int16(EV_READ)) }
     }
+
+    /// Whether the owner wants the response read (it pauses reading while the client's output is full).
+    var isReading: Bool { wantsReading }
 
     func disableReading() {
         wantsReading = false
-        if let borrowedPump { borrowedPump.with { $0.disable() } } else { bufferevent_disable(bev, Int16(EV_READ)) }
+        if let pump { pump.disable() } else { bufferevent_disable(bev, Int16(EV_READ)) }
     }
 
     /// Writes pending output now (plain sockets once connected; TLS keeps libevent's path).
@@ -199,7 +198,7 @@ final class UpstreamConnection: SocketReadPumpDelegate {
 
     private func handleReadable() {
         if let delegate {
-            withRetained(delegate) { delegate.upstreamReadable(self) }
+            delegate.upstreamReadable(self)
         } else if let idlePool {
             // An idle pooled connection must not talk; whatever it says, it is done.
             idlePool.remove(self)
@@ -207,7 +206,7 @@ final class UpstreamConnection: SocketReadPumpDelegate {
     }
 
     private func handleDrained() {
-        if let delegate { withRetained(delegate) { delegate.upstreamDrained(self) } }
+        if let delegate { delegate.upstreamDrained(self) }
     }
 
     private func handleEvent(_ events: Int16) {
@@ -247,7 +246,7 @@ final class UpstreamConnection: SocketReadPumpDelegate {
     private func report(_ failure: UpstreamFailure) {
         connectDeadline?.cancel()
         if let delegate {
-            withRetained(delegate) { delegate.upstreamEnded(self, failure) }
+            delegate.upstreamEnded(self, failure)
         } else if let idlePool {
             idlePool.remove(self)
         } else {
@@ -278,7 +277,7 @@ final class UpstreamConnection: SocketReadPumpDelegate {
         }
         let code = errno
         let reason = code != 0 ? String(cString: strerror(code)) : "connection failed"
-        return isConnected ? .closed : .connect(reason)
+        return isConnected ? .reset(reason) : .connect(reason)
     }
 
     private static func dnsOrSocketError(_ bev: OpaquePointer) -> String {

@@ -3,11 +3,8 @@ final class UpstreamPool {
     let upstreamIndex: Int
     let sessions = TLSSessionStore()
     private var idle: [UpstreamConnection] = []
-    private(set) var created = 0
-    private(set) var reused = 0
-    /// Holds the idle count after every change (`reportIdleCount`): the worker's metrics keep their gauges for
-    /// good, so a borrowed reference spares a retain and a release per store.
-    private var idleGauge: Borrowed<IdleGauge>?
+    /// Holds the idle count after every change (`reportIdleCount`).
+    private var idleGauge: IdleGauge?
 
     /// From the pool's `UpstreamTarget` (one pool per upstream and configuration).
     private let maxIdleConnections: Int
@@ -24,12 +21,12 @@ final class UpstreamPool {
     /// Publishes the idle count to `metrics` (gauge `slot`) after every change.
     func reportIdleCount(to metrics: WorkerMetrics, slot: Int) {
         let gauge = metrics.idleGauge(slot: slot)
-        idleGauge = Borrowed(gauge)
+        idleGauge = gauge
         gauge.set(idle.count)
     }
 
     private func idleCountChanged() {
-        idleGauge?.with { $0.set(idle.count) }
+        idleGauge?.set(idle.count)
     }
 
     /// A pooled connection, or nil when the caller must connect a new one.
@@ -37,12 +34,9 @@ final class UpstreamPool {
         guard let connection = idle.popLast() else { return nil }
         connection.idlePool = nil
         connection.isReused = true
-        reused += 1
         idleCountChanged()
         return connection
     }
-
-    func noteCreated() { created += 1 }
 
     /// Parks a connection whose last exchange ended cleanly; closes it when the pool is full.
     func put(_ connection: UpstreamConnection) {

@@ -17,11 +17,7 @@ final class Worker {
     private(set) var settings: ProxySettings
     private var listeners: [OpaquePointer] = []
     private var connections: [ObjectIdentifier: ClientConnection] = [:]
-    private var pools: [UpstreamPool] = [] {
-        didSet { borrowedPools = pools.map(Borrowed.init) }
-    }
-    /// `pools` for the per-request path (`withPool`): no retain and release of the pool around each use.
-    private var borrowedPools: [Borrowed<UpstreamPool>] = []
+    private var pools: [UpstreamPool] = []
     private var signers: [Signer?] = []
     /// Per upstream index: its slot in `metrics` (resolved once per configuration).
     private var metricSlots: [Int] = []
@@ -61,7 +57,22 @@ final class Worker {
 
     /// Accepts on the given sockets (called before the thread starts).
     func listen(on sockets: [ListenSocket]) throws(StartupError) {
-        for socket in sockets {
+        listeners += try makeListeners(sockets)
+    }
+
+    /// Accepts on `sockets` instead of the current listeners. The new listeners are all made first: when one
+    /// cannot be, the worker keeps accepting where it did (bug e) and the new sockets are closed.
+    func replaceListeners(with sockets: [ListenSocket]) throws(StartupError) {
+        let fresh = try makeListeners(sockets)
+        for listener in listeners { evconnlistener_free(listener) }
+        listeners = fresh
+        if isAtCapacity { for listener in listeners { evconnlistener_disable(listener) } }
+    }
+
+    /// One listener per socket, or none: on a failure the ones made are freed and every socket is closed.
+    private func makeListeners(_ sockets: [ListenSocket]) throws(StartupError) -> [OpaquePointer] {
+        var made: [OpaquePointer] = []
+        for (index, socket) in sockets.enumerated() {
             let context = Unmanaged.passUnretained(self).toOpaque()
             guard
                 let listener = evconnlistener_new(
@@ -72,11 +83,16 @@ final class Worker {
                             fd: fd, peer: SocketAddress(sockaddr: address, length: length))
                     }, context, LEV_OPT_CLOSE_ON_FREE, -1, socket.fd)
             else {
+                for listener in made { evconnlistener_free(listener) }
+                for unused in sockets[index...] { close(unused.fd) }
                 throw .eventLoop("evconnlistener_new failed for \(socket.boundAddress)")
             }
-            listeners.append(listener)
+            made.append(listener)
         }
+        return made
     }
+
+    private var isAtCapacity: Bool { connections.count >= settings.limits.maxConnectionsPerWorker }
 
     private func accept(fd: Int32, peer: SocketAddress) {
         guard settings.admits(peer) else {
@@ -108,11 +124,9 @@ final class Worker {
         if isDraining && connections.isEmpty { finishDrain() }
     }
 
-    /// Calls `body` with the current configuration's pool for an upstream, borrowed (`pools` keeps it alive;
-    /// only a reload replaces it, between requests).
-    @inline(__always)
-    func withPool<Result>(_ upstreamIndex: Int, _ body: (UpstreamPool) -> Result) -> Result {
-        borrowedPools[upstreamIndex].with(body)
+    /// The current configuration's pool for an upstream (only a reload replaces it, between requests).
+    func pool(_ upstreamIndex: Int) -> UpstreamPool {
+        pools[upstreamIndex]
     }
 
     /// The worker's signer for an upstream (its day's signing key stays cached in it).
@@ -304,9 +318,13 @@ final class Worker {
                 settings = newSettings
                 resetUpstreams()
                 if let sockets {
-                    for listener in listeners { evconnlistener_free(listener) }
-                    listeners.removeAll()
-                    try? listen(on: sockets)
+                    do {
+                        try replaceListeners(with: sockets)
+                    } catch {
+                        logger.error(
+                            "Reload could not accept on the new listen addresses; keeping the previous listeners",
+                            metadata: ["worker": String(index), "error": "\(error)"])
+                    }
                 }
             }
         }
@@ -319,12 +337,7 @@ final class Worker {
         listeners.removeAll()
         for pool in pools { pool.closeAll() }
         // Idle keep-alive connections close now; busy ones close after their response.
-        for connection in connections.values
-        where connection.exchange == nil && connection.requestPhase == .head
-            && EvBuffer.length(connection.input) == 0
-        {
-            connection.close()
-        }
+        for connection in Array(connections.values) { connection.drain() }
         if connections.isEmpty { finishDrain() }
     }
 

@@ -7,6 +7,9 @@ keep-alive connection follows it too):
                       after reading the head, without answering)
 - garbage:            read the head, answer bytes that are not HTTP, close
 - reset_mid_body:     answer a head with Content-Length 1 MB, 64 KiB of body, then a TCP reset
+- reset_until_close:  answer a close-delimited head (no length), 64 KiB of body, then a TCP reset
+- eof_until_close:    answer a close-delimited head (no length), 64 KiB of body, then an orderly close
+- connection_named:   answer 200 whose Connection header names an end-to-end field (`X-Hop-Secret`)
 - stall_head:         read the head, then never answer (until `release()` or stop)
 - stall_body:         answer a head with Content-Length 1 MB and 1000 bytes, then stall
 - stream:             answer a head with Content-Length 1 GiB and stream until the peer goes away
@@ -144,6 +147,17 @@ class FaultyUpstream:
                     time.sleep(0.05)
                     conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
                     return
+                if mode in ("reset_until_close", "eof_until_close"):
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + b"u" * 65536)
+                    time.sleep(0.05)
+                    if mode == "reset_until_close":
+                        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+                    return
+                if mode == "connection_named":
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nConnection: keep-alive, X-Hop-Secret\r\nX-Hop-Secret: s3cr3t\r\n"
+                                 b"X-Kept: yes\r\nContent-Length: 2\r\n\r\nok")
+                    served += 1
+                    continue
                 if mode == "stall_body":
                     conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1048576\r\n\r\n" + b"s" * 1000)
                     self._stall(conn, release)

@@ -25,11 +25,12 @@ let package = Package(
         .target(name: "PresigndHTTP1"),
         .target(name: "PresigndConfig"),
 
-        // I/O edge.
+        // I/O edge. PresigndIO is the only module that imports CLibevent (DESIGN §3).
+        .target(name: "PresigndIO", dependencies: ["CLibevent", "COpenSSL"]),
         .target(
             name: "PresigndProxy",
             dependencies: [
-                "PresigndSigV4", "PresigndHTTP1", "PresigndConfig", "CLibevent", "COpenSSL",
+                "PresigndSigV4", "PresigndHTTP1", "PresigndConfig", "PresigndIO", "CLibevent", "COpenSSL",
             ]
         ),
 
@@ -47,6 +48,7 @@ let package = Package(
         .testTarget(name: "PresigndSigV4Tests", dependencies: ["PresigndSigV4"]),
         .testTarget(name: "PresigndHTTP1Tests", dependencies: ["PresigndHTTP1"]),
         .testTarget(name: "PresigndConfigTests", dependencies: ["PresigndConfig"]),
+        .testTarget(name: "PresigndIOTests", dependencies: ["PresigndIO", "COpenSSL"]),
         .testTarget(
             name: "PresigndProxyTests",
             dependencies: ["PresigndProxy", "PresigndConfig", "PresigndHTTP1"]),

@@ -49,6 +49,8 @@ let package = Package(
         .testTarget(name: "PresigndHTTP1Tests", dependencies: ["PresigndHTTP1"]),
         .testTarget(name: "PresigndConfigTests", dependencies: ["PresigndConfig"]),
         .testTarget(name: "PresigndIOTests", dependencies: ["PresigndIO", "COpenSSL"]),
+        // Runs a listener at the file-descriptor ceiling in a process of its own (PresigndIOTests.ListenerTests).
+        .executableTarget(name: "presignd-io-probe", dependencies: ["PresigndIO"], path: "Tests/PresigndIOProbe"),
         .testTarget(
             name: "PresigndProxyTests",
             dependencies: ["PresigndProxy", "PresigndConfig", "PresigndHTTP1"]),

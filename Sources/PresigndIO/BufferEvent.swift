@@ -13,6 +13,9 @@ internal import COpenSSL
 /// libevent writes whatever `output` holds as soon as the socket takes it (its output callback arms the write
 /// event), so `flush()` has nothing to do. A peer that closes without close_notify ends the stream as
 /// `.endOfFile` (dirty shutdown allowed: many servers do that; framing tells complete bodies from cut ones).
+///
+/// OpenSSL writes to the socket with `write(2)`, not `send(MSG_NOSIGNAL)`: the process must ignore `SIGPIPE`
+/// (presignd does, DESIGN §5), or a write to a reset peer kills it.
 public final class BufferEvent: ByteStream {
     public let input: IOBuffer
     public let output: IOBuffer
@@ -29,6 +32,8 @@ public final class BufferEvent: ByteStream {
     public private(set) var isOpen = false
     /// The handshake resumed a cached session.
     public private(set) var resumedSession = false
+    /// The stream ended with a reset or a failure: no close_notify is sent to a peer that is gone.
+    private var hasFailed = false
 
     let bev: OpaquePointer
     let ssl: OpaquePointer
@@ -145,7 +150,7 @@ public final class BufferEvent: ByteStream {
         isReading = false
         delegate = nil
         onHandshake = nil
-        if cleanly && isOpen {
+        if cleanly && isOpen && !hasFailed {
             // We do not wait for the peer's close_notify; a failure here (peer gone) is no error.
             SSL_set_shutdown(ssl, SSL_RECEIVED_SHUTDOWN)
             _ = SSL_shutdown(ssl)
@@ -187,6 +192,10 @@ public final class BufferEvent: ByteStream {
         let end = pendingEnd ?? classify(events, errno: code)
         pendingEnd = nil
         isReading = false
+        switch end {
+        case .reset, .failed: hasFailed = true
+        case .endOfFile, .readTimeout, .writeTimeout: break
+        }
         if !isOpen {
             let handshake = onHandshake
             onHandshake = nil

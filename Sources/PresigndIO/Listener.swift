@@ -23,6 +23,10 @@ public final class Listener {
     public private(set) var isEnabled = true
     /// Accepting pauses after errors.
     public private(set) var isBackingOff = false
+    /// Pauses so far (each one a failed `accept` that would otherwise have been retried at once): for metrics.
+    public private(set) var pauseCount = 0
+    /// Connections accepted so far.
+    public private(set) var acceptedCount = 0
     /// The next pause; 0 outside an error episode.
     private var backoffMilliseconds = 0
     /// The first pause of an episode, and the longest.
@@ -94,6 +98,7 @@ public final class Listener {
 
     fileprivate func accepted(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>?, _ length: Int32) {
         backoffMilliseconds = 0  // the episode is over
+        acceptedCount += 1
         let peer =
             address.map { SocketAddress(sockaddr: $0, length: length) } ?? SocketAddress(sockaddr_storage())
         onAccept(fd, peer)
@@ -109,6 +114,7 @@ public final class Listener {
 
     private func pause() {
         isBackingOff = true
+        pauseCount += 1
         // Disabling fails only when the changelist cannot grow; the retry timer still runs either way.
         _ = evconnlistener_disable(listener)
         do {

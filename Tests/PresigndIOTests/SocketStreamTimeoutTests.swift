@@ -146,6 +146,6 @@ struct SocketStreamTimeoutTests {
         try reader.schedule(milliseconds: 30)
         try runLoop(loop, milliseconds: 10_000) { received.count == payload.count || !recorder.ends.isEmpty }
         #expect(recorder.ends.isEmpty)
-        #expect(received == payload)
+        #expect(sameBytes(received, payload))
     }
 }

@@ -33,8 +33,8 @@ struct SocketStreamTransferTests {
         try runLoop(loop, milliseconds: 20_000) {
             aRecorder.received?.count == toA.count && bRecorder.received?.count == toB.count
         }
-        #expect(bRecorder.received == toB)
-        #expect(aRecorder.received == toA)
+        #expect(sameBytes(bRecorder.received, toB))
+        #expect(sameBytes(aRecorder.received, toA))
         #expect(a.output.count == 0 && b.output.count == 0)
         #expect(aRecorder.ends.isEmpty && bRecorder.ends.isEmpty)
     }
@@ -60,7 +60,7 @@ struct SocketStreamTransferTests {
             drainSocket(peer, into: &received)
             return received.count == payload.count && stream.output.count == 0 && recorder.drained >= 2
         }
-        #expect(received == payload)
+        #expect(sameBytes(received, payload))
         // Once when output fell to the low watermark from above it, once when it emptied.
         #expect(recorder.drained == 2)
         #expect(recorder.ends.isEmpty)
@@ -100,7 +100,7 @@ struct SocketStreamTransferTests {
         writer.flush()
         reader.enableReading()
         try runLoop(loop, milliseconds: 20_000) { recorder.received?.count == payload.count }
-        #expect(recorder.received == payload)
+        #expect(sameBytes(recorder.received, payload))
         #expect(recorder.readable < payload.count / 4096 / 2)
     }
 }

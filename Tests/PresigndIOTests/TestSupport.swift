@@ -118,3 +118,19 @@ final class StreamRecorder: StreamDelegate {
         endedAtMilliseconds = (MonotonicClock.microseconds() - startedAt) / 1000
     }
 }
+
+/// Whether two byte sequences are equal, without printing megabytes when they are not: the counts and the first
+/// difference go into the issue instead.
+func sameBytes(_ actual: [UInt8]?, _ expected: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+    guard let actual else {
+        Issue.record("no bytes, expected \(expected.count)", sourceLocation: sourceLocation)
+        return false
+    }
+    guard actual != expected else { return true }
+    let shorter = min(actual.count, expected.count)
+    let firstDifference = (0..<shorter).first { actual[$0] != expected[$0] } ?? shorter
+    Issue.record(
+        "\(actual.count) bytes, expected \(expected.count); first difference at \(firstDifference)",
+        sourceLocation: sourceLocation)
+    return false
+}

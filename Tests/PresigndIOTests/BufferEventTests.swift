@@ -1,0 +1,225 @@
+import COpenSSL
+import PresigndIO
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `BufferEvent` against a TLS server on loopback (OpenSSL on a thread of the test, with a certificate that
+/// `openssl req` makes for `localhost`): the handshake, hostname verification, and how each kind of close ends
+/// the stream.
+@Suite(.serialized, .enabled(if: TLSFixture.shared != nil, "the openssl command is not installed"))
+struct BufferEventTests {
+    /// A client connection through `BufferEvent`; `host` is the name verified against the certificate.
+    private final class Client {
+        let loop: EventLoop
+        let stream: BufferEvent
+        let recorder = StreamRecorder()
+        var handshake: Result<Bool, StreamEnd>?
+
+        init(port: Int, host: String = "localhost", fixture: TLSFixture) throws {
+            // As presignd does: OpenSSL writes with write(2), and a write to a reset peer must not kill the run.
+            signal(SIGPIPE, SIG_IGN)
+            loop = try EventLoop(lockless: true)
+            var connected: Result<Int32, ConnectFailure>?
+            let connector = try Connector(loop: loop, host: "127.0.0.1", port: port, timeoutMilliseconds: 2000) {
+                connected = $0
+            }
+            try runLoop(loop) { connected != nil }
+            withExtendedLifetime(connector) {}
+            guard case .success(let fd) = try #require(connected) else {
+                throw IOError.eventLoop("connect failed: \(String(describing: connected))")
+            }
+            let ssl = try #require(SSL_new(fixture.clientContext))
+            #expect(SSL_set1_host(ssl, host) == 1)
+            var result: Result<Bool, StreamEnd>?
+            stream = try BufferEvent(loop: loop, connectedFD: fd, ssl: ssl, maxRead: 256 * 1024) { result = $0 }
+            recorder.received = []
+            recorder.stream = stream
+            stream.delegate = recorder
+            stream.setTimeouts(readMilliseconds: 3000, writeMilliseconds: 3000)
+            stream.enableReading()
+            try runLoop(loop) { result != nil }
+            handshake = result
+        }
+    }
+
+    @Test func completesTheHandshakeAndCarriesBytesBothWays() throws {
+        let fixture = try #require(TLSFixture.shared)
+        let request = pattern(300_000, seed: 7)
+        let server = try TLSServer(fixture: fixture, ending: .closeNotify, echoBytes: request.count)
+        defer { server.stop() }
+        let client = try Client(port: server.port, fixture: fixture)
+        #expect(client.handshake == .success(false))
+        #expect(client.stream.isOpen)
+        try client.stream.output.append(request)
+        client.stream.flush()
+        try runLoop(client.loop, milliseconds: 10_000) { !client.recorder.ends.isEmpty }
+        // The server echoes what it read, then sends close_notify and closes.
+        #expect(sameBytes(client.recorder.received, request))
+        #expect(client.recorder.ends == [.endOfFile])
+        client.stream.close()
+    }
+
+    @Test func aWrongHostnameFailsTheHandshakeWithTheReason() throws {
+        let fixture = try #require(TLSFixture.shared)
+        let server = try TLSServer(fixture: fixture, ending: .closeNotify)
+        defer { server.stop() }
+        let client = try Client(port: server.port, host: "wrong.example", fixture: fixture)
+        guard case .failure(.failed(let reason)) = try #require(client.handshake) else {
+            Issue.record("expected a failed handshake, got \(String(describing: client.handshake))")
+            return
+        }
+        #expect(reason.contains("certificate verification failed"), "\(reason)")
+        #expect(reason.contains("hostname mismatch"), "\(reason)")
+        #expect(!client.stream.isOpen)
+        #expect(client.recorder.ends.isEmpty)  // handshake failures go to onHandshake only
+    }
+
+    @Test func aCloseWithoutCloseNotifyIsEndOfFile() throws {
+        let fixture = try #require(TLSFixture.shared)
+        let server = try TLSServer(fixture: fixture, ending: .finOnly)
+        defer { server.stop() }
+        let client = try Client(port: server.port, fixture: fixture)
+        #expect(client.handshake == .success(false))
+        try client.stream.output.append("hello")
+        try runLoop(client.loop) { !client.recorder.ends.isEmpty }
+        #expect(client.recorder.received == Array("hello".utf8))
+        #expect(client.recorder.ends == [.endOfFile])
+    }
+
+    @Test func aPeerResetIsReset() throws {
+        let fixture = try #require(TLSFixture.shared)
+        let server = try TLSServer(fixture: fixture, ending: .reset)
+        defer { server.stop() }
+        let client = try Client(port: server.port, fixture: fixture)
+        #expect(client.handshake == .success(false))
+        try client.stream.output.append("hello")
+        try runLoop(client.loop) { !client.recorder.ends.isEmpty }
+        #expect(client.recorder.ends == [.reset])
+    }
+
+    @Test func aReadTimeoutIsReported() throws {
+        let fixture = try #require(TLSFixture.shared)
+        let server = try TLSServer(fixture: fixture, ending: .silent)
+        defer { server.stop() }
+        let client = try Client(port: server.port, fixture: fixture)
+        #expect(client.handshake == .success(false))
+        client.stream.setTimeouts(readMilliseconds: 100, writeMilliseconds: 0)
+        try runLoop(client.loop) { !client.recorder.ends.isEmpty }
+        #expect(client.recorder.ends == [.readTimeout])
+    }
+}
+
+/// A self-signed certificate for `localhost` and a client context that trusts it.
+final class TLSFixture: @unchecked Sendable {
+    let directory: String
+    let clientContext: OpaquePointer
+    let serverContext: OpaquePointer
+
+    static let shared: TLSFixture? = TLSFixture()
+
+    private init?() {
+        guard access("/usr/bin/openssl", X_OK) == 0 else { return nil }
+        directory = "/tmp/presignd-io-tls-\(getpid())"
+        mkdir(directory, 0o700)
+        let command =
+            "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=localhost "
+            + "-addext subjectAltName=DNS:localhost -keyout \(directory)/key.pem -out \(directory)/cert.pem "
+            + ">/dev/null 2>&1"
+        guard system(command) == 0 else { return nil }
+        guard let client = SSL_CTX_new(TLS_client_method()), let server = SSL_CTX_new(TLS_server_method()) else {
+            return nil
+        }
+        SSL_CTX_set_verify(client, SSL_VERIFY_PEER, nil)
+        guard SSL_CTX_load_verify_locations(client, "\(directory)/cert.pem", nil) == 1,
+            SSL_CTX_use_certificate_chain_file(server, "\(directory)/cert.pem") == 1,
+            SSL_CTX_use_PrivateKey_file(server, "\(directory)/key.pem", SSL_FILETYPE_PEM) == 1
+        else { return nil }
+        clientContext = client
+        serverContext = server
+    }
+}
+
+/// A one-connection TLS server on a thread: handshake, echo `echoBytes` bytes, then end as told.
+final class TLSServer: @unchecked Sendable {
+    enum Ending {
+        /// close_notify, then close.
+        case closeNotify
+        /// close without close_notify (a FIN).
+        case finOnly
+        /// close with SO_LINGER 0 (an RST).
+        case reset
+        /// say nothing until stopped.
+        case silent
+    }
+
+    let port: Int
+    private let listener: ListenSocket
+    private var thread: Thread?
+    private let lock = NSLockish()
+    private var isStopping = false
+
+    init(fixture: TLSFixture, ending: Ending, echoBytes: Int = 5) throws {
+        listener = try ListenSocket.tcp(host: "127.0.0.1", port: 0)
+        port = Int(listener.boundAddress.split(separator: ":").last ?? "") ?? 0
+        let listenFD = listener.fd
+        thread = Thread.start { [self, fixture] in
+            serve(listenFD: listenFD, context: fixture.serverContext, ending: ending, echoBytes: echoBytes)
+        }
+    }
+
+    private var stopping: Bool { lock.with { isStopping } }
+
+    private func serve(listenFD: Int32, context: OpaquePointer, ending: Ending, echoBytes: Int) {
+        var fd: Int32 = -1
+        while fd < 0 && !stopping {
+            fd = accept(listenFD, nil, nil)
+            if fd < 0 { usleep(2000) }
+        }
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        // Blocking from here on, with a receive timeout that only a stuck test reaches.
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        guard let ssl = SSL_new(context) else { return }
+        defer { SSL_free(ssl) }
+        SSL_set_fd(ssl, fd)
+        guard SSL_accept(ssl) == 1 else { return }
+        if ending == .silent {
+            while !stopping { usleep(5000) }
+            return
+        }
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var echoed = 0
+        while echoed < echoBytes && !stopping {
+            let want = min(buffer.count, echoBytes - echoed)
+            let got = buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32(want)) }
+            guard got > 0 else { return }
+            echoed += Int(got)
+            var sent = 0
+            while sent < Int(got) {
+                let wrote = buffer.withUnsafeBytes { SSL_write(ssl, $0.baseAddress! + sent, got - Int32(sent)) }
+                guard wrote > 0 else { return }
+                sent += Int(wrote)
+            }
+        }
+        switch ending {
+        case .closeNotify:
+            SSL_shutdown(ssl)
+        case .finOnly, .silent:
+            break
+        case .reset:
+            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+            setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        }
+    }
+
+    func stop() {
+        lock.with { isStopping = true }
+        thread?.join()
+        close(listener.fd)
+    }
+}

@@ -49,6 +49,17 @@ else
     echo "ok"
 fi
 
+step "tests read nothing outside the checkout (fixtures live in Tests/Fixtures)"
+# The signing vectors once sat beside the checkout; a reference to that place again would pass only where the
+# old layout happens to exist. .ci/run also runs the unit suite from a clone with nothing beside it.
+if matches="$(grep -rnE '\.\./shared|shared/sigv4-vectors' Tests scripts .ci Package.swift 2>/dev/null \
+    | grep -v '^scripts/soundness.sh:')"; then
+    printf '%s\n' "$matches"
+    fail "a test or script refers to a path outside the checkout"
+else
+    echo "ok"
+fi
+
 step "shellcheck"
 if ! command -v shellcheck >/dev/null 2>&1; then
     fail "shellcheck not installed"

@@ -3,23 +3,22 @@ import Testing
 
 @testable import PresigndSigV4
 
-/// Locates and reads `shared/sigv4-vectors`: walks up from this file to the first ancestor that has a
-/// `shared/sigv4-vectors` folder (`<parent>/shared` sits next to `<parent>/<checkout>`).
+/// Locates and reads the SigV4 vectors checked in at `Tests/Fixtures/sigv4-vectors` (aws-c-auth's and
+/// botocore's copies of the AWS suite, Apache-2.0, and the S3 documentation examples; see its README).
+/// The folder is found relative to this source file, so the suite reads nothing outside the checkout.
 enum VectorFiles {
     struct NotFound: Error, CustomStringConvertible {
         var description: String
     }
 
+    /// `<this file's folder>/../Fixtures/sigv4-vectors`; an error naming that path when it is missing.
     static func root(filePath: String = #filePath) throws -> URL {
-        var directory = URL(fileURLWithPath: filePath).deletingLastPathComponent()
-        while directory.path != "/" {
-            let candidate = directory.appendingPathComponent("shared/sigv4-vectors")
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("README.md").path) {
-                return candidate
-            }
-            directory = directory.deletingLastPathComponent()
+        let candidate = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/sigv4-vectors").standardizedFileURL
+        guard FileManager.default.fileExists(atPath: candidate.appendingPathComponent("README.md").path) else {
+            throw NotFound(description: "\(candidate.path) is missing: the vectors live in the repository")
         }
-        throw NotFound(description: "shared/sigv4-vectors not found in any ancestor of \(filePath)")
+        return candidate
     }
 
     /// A file as UTF-8 with one trailing LF removed (vectors README "How a test should use them").

@@ -25,8 +25,8 @@ done
 # The runtime stage's packages, exactly as the Dockerfile lists them.
 packages="$(sed -n 's/^ARG RUNTIME_PACKAGES="\(.*\)"$/\1/p' Dockerfile)"
 [ -n "$packages" ] || { echo "debootstrap-check: no ARG RUNTIME_PACKAGES=\"…\" line in Dockerfile" >&2; exit 1; }
-mirror="${DEBOOTSTRAP_MIRROR:-$(sed -n 's/^URIs: *\(http[^ ]*debian\)\/*$/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n 1)}"
-mirror="${mirror:-http://deb.debian.org/debian}"
+# shellcheck source=scripts/debian-root.sh
+. scripts/debian-root.sh
 
 scratch="${SCRATCH_PATH:-.build}"
 say "swift build -c release --static-swift-stdlib --product presignd (scratch: ${scratch})"
@@ -48,21 +48,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cache="${DEBOOTSTRAP_CACHE:-/var/cache/presignd-debootstrap}"
-key="$(printf '%s %s' "$packages" "$mirror" | sha256sum | cut -c1-16)"
-tarball="$cache/bookworm-minbase-$key.tar.gz"
-mkdir -p "$cache" "$root"
-if [ ! -f "$tarball" ]; then
-    say "debootstrap --variant=minbase --include=${packages// /,} bookworm (mirror ${mirror})"
-    debootstrap --variant=minbase --include="${packages// /,}" bookworm "$root" "$mirror" >"$work/debootstrap.log" 2>&1 \
-        || { tail -n 30 "$work/debootstrap.log"; exit 1; }
-    tail -n 1 "$work/debootstrap.log"
-    rm -rf "$root/var/cache/apt/archives/"*.deb
-    tar -C "$root" -czf "$tarball.part" . && mv "$tarball.part" "$tarball"
-else
-    say "Debian root from cache ${tarball}"
-    tar -C "$root" -xzf "$tarball"
-fi
+say "Debian 12 root with the runtime packages"
+debian_root "$root" "$packages" "$work/debootstrap.log"
 for package in $packages; do
     chroot "$root" dpkg-query -W "$package"
 done

@@ -67,7 +67,8 @@ else
     shell_files=()
     while IFS= read -r -d '' f; do
         shell_files+=("$f")
-    done < <(find scripts .ci -type f \( -name '*.sh' -o -name 'run' \) -print0 2>/dev/null)
+    done < <(find scripts .ci packaging -type f \( -name '*.sh' -o -name 'run' -o -name '*.bash-completion' \) -print0 \
+        2>/dev/null)
     if [ "${#shell_files[@]}" -eq 0 ]; then
         echo "no shell scripts"
     elif shellcheck "${shell_files[@]}"; then

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The individual credential sources: table keys and `*_file` keys, a shared credentials profile, the environment.
 extension CredentialResolver {
     /// `key` inline or `key_file`: both is an error; a file is read and its trailing newline trimmed.
@@ -21,7 +25,8 @@ extension CredentialResolver {
         switch FileReader.read(resolved, limit: 64 * ByteSize.kibibyte) {
         case .failure(let error):
             reader.diagnostics.error(
-                "cannot read \(key)_file '\(path.value)': \(error.reason)", at: reader.keyPosition(key + "_file"))
+                "cannot read \(key)_file '\(path.value)': \(error.reason)" + Self.hint(resolved, error),
+                at: reader.keyPosition(key + "_file"))
             return .failed
         case .success(var contents):
             while contents.hasSuffix("\n") || contents.hasSuffix("\r\n") { contents.removeLast() }
@@ -77,18 +82,40 @@ extension CredentialResolver {
         let id = environment["AWS_ACCESS_KEY_ID"].flatMap { $0.isEmpty ? nil : $0 }
         let secret = environment["AWS_SECRET_ACCESS_KEY"].flatMap { $0.isEmpty ? nil : $0 }
         guard let id, let secret else {
-            let detail =
-                if id != nil { "; AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not" } else if secret != nil {
-                    "; AWS_SECRET_ACCESS_KEY is set but AWS_ACCESS_KEY_ID is not"
-                } else { "" }
+            let environmentState =
+                if id != nil { "AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not" } else if secret != nil {
+                    "AWS_SECRET_ACCESS_KEY is set but AWS_ACCESS_KEY_ID is not"
+                } else { "neither is set" }
             reader.diagnostics.error(
-                "no credentials for upstream '\(upstreamName)': set access_key_id and secret_access_key (or their "
-                    + "_file variants), or credentials_profile, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in "
-                    + "the environment" + detail, at: reader.table.position)
+                "no credentials for upstream '\(upstreamName)'. Tried, in order: access_key_id and secret_access_key "
+                    + "(or access_key_id_file and secret_access_key_file) in [upstream.\(upstreamName)]: not set; "
+                    + "credentials_profile: not set; AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in presignd's "
+                    + "environment: \(environmentState). Set one of them, e.g. access_key_id = \"…\" and "
+                    + "secret_access_key_file = \"/etc/presignd/credentials/secret_access_key\" (sudo and systemd "
+                    + "do not pass on your shell's environment)", at: reader.table.position)
             return nil
         }
         let token = environment["AWS_SESSION_TOKEN"].flatMap { $0.isEmpty ? nil : SecretString($0) }
         return UpstreamCredentials(
             accessKeyID: id, secretAccessKey: SecretString(secret), sessionToken: token, source: "environment")
+    }
+
+    /// Where a key file that cannot be read was meant to come from, for the paths systemd and Docker fill.
+    static func hint(_ path: String, _ error: FileReadError) -> String {
+        if path.hasPrefix("/run/credentials/") && error.code == ENOENT {
+            let name = path.split(separator: "/").last.map(String.init) ?? "NAME"
+            return " (systemd creates this file from the unit's LoadCredential= only while the service runs, so "
+                + "check-config outside the unit cannot read it; presignd.service loads it from "
+                + "/etc/presignd/credentials/\(name): put the key there and run systemctl start presignd, whose "
+                + "ExecStartPre runs check-config)"
+        }
+        if path.hasPrefix("/run/secrets/") && error.code == ENOENT {
+            return " (Docker mounts a secret here only inside the container, and only one listed under the service's "
+                + "secrets:)"
+        }
+        if error.code == EACCES {
+            return " (the user presignd runs as must be able to read it; Docker secrets: mode 0444 on the host file)"
+        }
+        return ""
     }
 }

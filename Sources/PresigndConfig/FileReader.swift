@@ -41,6 +41,8 @@ public enum FileReader {
 /// Why a file could not be read, as `strerror` says it.
 public struct FileReadError: Error {
     public var reason: String
+    /// The `errno` behind `reason`; 0 when it is presignd's own (a size limit).
+    public var code: Int32 = 0
 
     init(reason: String) {
         self.reason = reason
@@ -48,5 +50,6 @@ public struct FileReadError: Error {
 
     init(errno code: Int32) {
         reason = String(cString: strerror(code))
+        self.code = code
     }
 }

@@ -37,6 +37,7 @@ extension UpstreamConfig {
         else { return nil }
         var upstream = UpstreamConfig(
             name: name, provider: provider, endpoint: endpoint, region: region, credentials: credentials)
+        Placeholders.warn(upstream: name, credentials: credentials, reader: reader)
         if endpoint.scheme == .http, let written = reader.value("endpoint") {
             diagnostics.warning(
                 "endpoint of upstream '\(name)' uses http://: requests travel unencrypted (use only for local test "

@@ -79,14 +79,21 @@ import Testing
         arguments: [
             (
                 "", [:],
-                "1:1: no credentials for upstream 'u': set access_key_id and secret_access_key (or their _file "
-                    + "variants), or credentials_profile, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment"
+                "1:1: no credentials for upstream 'u'. Tried, in order: access_key_id and secret_access_key (or "
+                    + "access_key_id_file and secret_access_key_file) in [upstream.u]: not set; credentials_profile: "
+                    + "not set; AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in presignd's environment: neither is set. "
+                    + "Set one of them, e.g. access_key_id = \"…\" and secret_access_key_file = "
+                    + "\"/etc/presignd/credentials/secret_access_key\" (sudo and systemd do not pass on your shell's "
+                    + "environment)"
             ),
             (
                 "", ["AWS_ACCESS_KEY_ID": "X"],
-                "1:1: no credentials for upstream 'u': set access_key_id and "
-                    + "secret_access_key (or their _file variants), or credentials_profile, or AWS_ACCESS_KEY_ID and "
-                    + "AWS_SECRET_ACCESS_KEY in the environment; AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not"
+                "1:1: no credentials for upstream 'u'. Tried, in order: access_key_id and secret_access_key (or "
+                    + "access_key_id_file and secret_access_key_file) in [upstream.u]: not set; credentials_profile: "
+                    + "not set; AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in presignd's environment: "
+                    + "AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not. Set one of them, e.g. "
+                    + "access_key_id = \"…\" and secret_access_key_file = \"/etc/presignd/credentials/secret_access_key\" "
+                    + "(sudo and systemd do not pass on your shell's environment)"
             ),
             (
                 "access_key_id = \"ID\"", [:],

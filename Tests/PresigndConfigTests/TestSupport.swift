@@ -6,7 +6,7 @@ import Testing
 let minimalUpstream = """
     [upstream.r2]
     provider = "r2"
-    account_id = "0123456789abcdef0123456789abcdef"
+    account_id = "5f3a7c9e1b2d4f6a8c0e2b4d6f8a0c1e"
     access_key_id = "AKIDEXAMPLE"
     secret_access_key = "wJalrXUtnFEMI"
 

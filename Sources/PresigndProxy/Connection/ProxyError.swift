@@ -47,15 +47,26 @@ enum ProxyError: Error, Equatable {
         case .headersTooLarge: "The request header section is too large or has too many fields."
         case .requestTimeout: "The request was not received in time."
         case .notImplemented(let detail): "Not implemented: \(detail)."
-        case .noSuchBucket: "The specified bucket is not configured in presignd."
+        case .noSuchBucket:
+            "The specified bucket is not configured in presignd: no [[bucket]] is mounted at this path. Add one "
+                + "(name, and mount if not /NAME) or use a configured bucket's path (presignd check-config lists them)."
         case .accessDenied(let detail): "Access denied by presignd policy: \(detail)."
         case .entityTooLarge: "The request body exceeds the configured maximum size."
         case .versionNotSupported: "Only HTTP/1.0 and HTTP/1.1 are supported."
-        case .upstreamDNS(let detail): "The upstream host name could not be resolved: \(detail)."
-        case .upstreamConnect(let detail): "The upstream could not be reached: \(detail)."
-        case .upstreamTLS(let detail): "The upstream TLS handshake or certificate check failed: \(detail)."
+        case .upstreamDNS(let detail):
+            "The upstream host name could not be resolved: \(detail). Check the upstream's endpoint in presignd's "
+                + "configuration (for provider = \"r2\", account_id: the Account ID on the Cloudflare dashboard's R2 "
+                + "page) and this machine's DNS."
+        case .upstreamConnect(let detail):
+            "The upstream could not be reached: \(detail). Check the host and port of the upstream's endpoint in "
+                + "presignd's configuration, and that the storage service is running there."
+        case .upstreamTLS(let detail):
+            "The upstream TLS handshake or certificate check failed: \(detail). Check that the endpoint speaks "
+                + "HTTPS on that port (http:// for a plain-HTTP test server) and, for a private CA, set ca_file."
         case .upstreamProtocol(let detail): "The upstream sent an invalid response: \(detail)."
-        case .upstreamTimeout: "The upstream did not answer in time."
+        case .upstreamTimeout:
+            "The upstream did not answer in time (the upstream's connect_timeout or first_byte_timeout in presignd's "
+                + "configuration)."
         case .serviceUnavailable(let detail): "presignd is not accepting this request: \(detail)."
         case .internalError(let detail): "presignd failed: \(detail)."
         }

@@ -85,6 +85,7 @@ say "presignd check-config, as the service user, with the keys where LoadCredent
 rc=0; in_root /usr/bin/presignd check-config --config /etc/presignd/presignd.toml 2>"$work/no-keys.txt" || rc=$?
 cat "$work/no-keys.txt"
 [ "$rc" -eq 78 ] || fail "check-config without the key files exited $rc, expected 78"
+grep -q "from the unit's LoadCredential=" "$work/no-keys.txt" || fail "check-config does not say where the keys come from"
 credentials=/run/credentials/presignd.service
 install -d -m 0500 "$root$credentials"
 printf 'AKIDDEBINSTALLCHECK' >"$root$credentials/access_key_id"

@@ -186,6 +186,22 @@ import Testing
         #expect(!AdminServer.constantTimeEquals([], []))
     }
 
+    /// Bug b (issue 18): the length check kept only the low byte of `presented.count ^ expected.count`, so a
+    /// token 256 (or 512, …) bytes longer that started with the right one was accepted.
+    @Test(arguments: [256, 512, 65_536])
+    func rejectsATokenWhoseLengthDiffersByAMultipleOf256(extra: Int) {
+        let token = Array("secret".utf8)
+        let paddedWithZeros = token + [UInt8](repeating: 0, count: extra)
+        let paddedWithText = token + [UInt8](repeating: UInt8(ascii: "x"), count: extra)
+        let long = [UInt8](repeating: UInt8(ascii: "t"), count: extra + 3)
+        let accepted = [
+            AdminServer.constantTimeEquals(paddedWithZeros, token),
+            AdminServer.constantTimeEquals(paddedWithText, token),
+            AdminServer.constantTimeEquals(Array(long.prefix(3)), long),
+        ]
+        #expect(accepted == [false, false, false])
+    }
+
     @Test(arguments: [
         ("127.0.0.1:9180", true), ("localhost:9180", true), ("[::1]:9180", true), ("localhost", true),
         ("attacker.example", false), ("attacker.example:9180", false), ("", false),

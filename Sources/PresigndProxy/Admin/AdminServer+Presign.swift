@@ -148,12 +148,14 @@ extension AdminServer {
         return token.isEmpty ? nil : String(token)
     }
 
-    /// Compares without an early exit, so the time taken does not reveal how much of the token matched.
+    /// Compares without an early exit, so the time taken does not reveal how much of the token matched (it
+    /// depends on the expected token's length only).
     static func constantTimeEquals(_ presented: [UInt8], _ expected: [UInt8]) -> Bool {
         guard !expected.isEmpty else { return false }
-        var difference = UInt8(truncatingIfNeeded: presented.count ^ expected.count)
+        // The lengths' XOR is kept whole: folded into a byte, lengths 256 apart compared equal (bug b).
+        var difference = presented.count ^ expected.count
         for index in expected.indices {
-            difference |= expected[index] ^ (index < presented.count ? presented[index] : 0)
+            difference |= Int(expected[index] ^ (index < presented.count ? presented[index] : 0))
         }
         return difference == 0
     }

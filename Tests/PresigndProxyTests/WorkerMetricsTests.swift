@@ -29,6 +29,23 @@ struct WorkerMetricsTests {
         #expect(metrics.snapshot().requests == expected)
     }
 
+    /// Bug c (issue 18): the `method` label was the method as the client sent it, so any client could create
+    /// series without bound by sending made-up methods.
+    @Test func countsMethodsOutsideTheFixedSetAsOther() {
+        let metrics = WorkerMetrics()
+        let known = ["GET", "HEAD", "PUT", "POST", "DELETE", "OPTIONS"]
+        let invented = ["BREW", "PROPFIND", "get", "Delete", "PATCH", "CONNECT"] + (0..<100).map { "X\($0)" }
+        for method in known + invented {
+            metrics.requestEnded(
+                bucket: "-", method: method, status: 400, bytesIn: 0, bytesOut: 0, durationMicros: 0,
+                wasInFlight: false)
+        }
+        let requests = metrics.snapshot().requests
+        #expect(Set(requests.keys.map(\.method)) == Set(known + ["other"]))
+        #expect(requests[WorkerMetrics.RequestKey(bucket: "-", method: "other", statusClass: "4xx")] == invented.count)
+        #expect(requests[WorkerMetrics.RequestKey(bucket: "-", method: "PUT", statusClass: "4xx")] == 1)
+    }
+
     @Test func upstreamSlotsAreStableAndKeyedByName() {
         let metrics = WorkerMetrics()
         let r2 = metrics.upstreamSlot(named: "r2")

@@ -45,9 +45,8 @@ final class AdminServer {
         connections.removeValue(forKey: ObjectIdentifier(connection))
     }
 
-    func close() {
+    deinit {
         if let listener { evconnlistener_free(listener) }
-        listener = nil
     }
 
     /// Status, content type and body for an admin request.

@@ -112,9 +112,6 @@ public final class PresignService {
         self.init(settings: try DaemonPlan(configuration: configuration).settings)
     }
 
-    /// The configured bucket names, in file order.
-    public var bucketNames: [String] { settings.router.routes.map(\.name) }
-
     /// The upstream name a bucket is served by.
     public func upstreamName(ofBucket name: String) -> String? {
         settings.router.routes.first { $0.name == name }.map { settings.upstreams[$0.upstreamIndex].name }

@@ -33,14 +33,8 @@ enum RewriteDecision {
 /// Turns a client's head into the upstream request (DESIGN §2 RequestRewriter): route, policy,
 /// target URL, hop-by-hop and client-auth headers stripped. Pure: no I/O, no clock.
 enum RequestRewriter {
-    static func prepare(
-        head: RequestHead, framing: BodyFraming, settings: ProxySettings
-    ) -> Result<RewriteDecision, ProxyError> {
-        Result { () throws(ProxyError) in try rewrite(head: head, framing: framing, settings: settings) }
-    }
-
-    /// `prepare` as a throwing function, for the hot path: the decision is returned as itself, not inside a
-    /// `Result` whose destruction goes through the runtime's generic value witnesses on every request.
+    /// The decision for `head`, or the error to answer it with. Typed throws rather than a `Result`: on the hot
+    /// path a `Result`'s destruction goes through the runtime's generic value witnesses on every request.
     static func rewrite(
         head: RequestHead, framing: BodyFraming, settings: ProxySettings
     ) throws(ProxyError) -> RewriteDecision {

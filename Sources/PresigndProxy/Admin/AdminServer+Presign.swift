@@ -15,17 +15,15 @@ struct AdminAPISettings: Sendable {
     var corsAllowedOrigins: [String] = []
 }
 
-/// An admin answer with extra headers.
-struct AdminResponse {
-    var status: Int
-    var contentType = "application/json"
-    var body: [UInt8]
-    var headers: [(String, String)] = []
+extension LocalResponse {
+    /// An admin answer in JSON (the presign API): `json` and a newline.
+    init(status: Int, json: String, headers: [(name: String, value: String)] = []) {
+        self.init(status: status, contentType: "application/json", body: Array((json + "\n").utf8), headers: headers)
+    }
 
-    init(status: Int, json: String, headers: [(String, String)] = []) {
-        self.status = status
-        self.body = Array((json + "\n").utf8)
-        self.headers = headers
+    /// An admin answer in plain text (`/healthz`, `/readyz`, errors): `text` and a newline.
+    init(status: Int, text: String, headers: [(name: String, value: String)] = []) {
+        self.init(status: status, contentType: "text/plain", body: Array((text + "\n").utf8), headers: headers)
     }
 }
 
@@ -59,22 +57,23 @@ extension AdminServer {
         head.target.split(separator: "?", maxSplits: 1).first.map(String.init) == Self.presignPath
     }
 
-    func tooLarge(_ head: RequestHead) -> AdminResponse {
+    func tooLarge(_ head: RequestHead) -> LocalResponse {
         let failure = PresignFailure(
             status: 413, code: "EntityTooLarge", field: "", message: "the body is larger than 64 KiB")
-        return AdminResponse(status: 413, json: failure.json, headers: corsHeaders(for: head) ?? [])
+        return LocalResponse(status: 413, json: failure.json, headers: corsHeaders(for: head) ?? [])
     }
 
     /// Answers one presign API request whose body has been read.
-    func respondPresign(head: RequestHead, body: [UInt8], isLoopbackPeer: Bool) -> AdminResponse {
+    func respondPresign(head: RequestHead, body: [UInt8], isLoopbackPeer: Bool) -> LocalResponse {
         let api = daemon.settings.adminAPI
         func error(
-            _ status: Int, _ code: String, _ field: String, _ message: String, _ headers: [(String, String)] = []
+            _ status: Int, _ code: String, _ field: String, _ message: String,
+            _ headers: [(name: String, value: String)] = []
         )
-            -> AdminResponse
+            -> LocalResponse
         {
             let failure = PresignFailure(status: status, code: code, field: field, message: message)
-            return AdminResponse(status: status, json: failure.json, headers: headers + [("Cache-Control", "no-store")])
+            return LocalResponse(status: status, json: failure.json, headers: headers + [("Cache-Control", "no-store")])
         }
         // CORS (Fetch standard §3.2): a browser origin must be listed; other callers send no Origin.
         guard let cors = corsHeaders(for: head) else {
@@ -88,9 +87,8 @@ extension AdminServer {
                     ("Access-Control-Allow-Headers", "authorization, content-type"), ("Access-Control-Max-Age", "600"),
                 ]
             }
-            var response = AdminResponse(status: 204, json: "", headers: headers + [("Allow", "POST, OPTIONS")])
-            response.body = []
-            return response
+            return LocalResponse(
+                status: 204, contentType: "application/json", headers: headers + [("Allow", "POST, OPTIONS")])
         }
         guard head.method == "POST" else {
             return error(405, "MethodNotAllowed", "", "use POST", cors + [("Allow", "POST, OPTIONS")])
@@ -130,11 +128,11 @@ extension AdminServer {
                 "Presigned link issued",
                 metadata: ["bucket": link.bucket, "http.method": link.method, "expires.s": String(link.expiresIn)])
         }
-        return AdminResponse(status: result.status, json: result.body, headers: cors + [("Cache-Control", "no-store")])
+        return LocalResponse(status: result.status, json: result.body, headers: cors + [("Cache-Control", "no-store")])
     }
 
     /// CORS response headers: `[]` without an `Origin`, nil when the origin is not allowed.
-    func corsHeaders(for head: RequestHead) -> [(String, String)]? {
+    func corsHeaders(for head: RequestHead) -> [(name: String, value: String)]? {
         guard let origin = head.headers["origin"] else { return [] }
         let allowed = daemon.settings.adminAPI.corsAllowedOrigins
         guard allowed.contains("*") || allowed.contains(origin) else { return nil }

@@ -23,7 +23,7 @@ let package = Package(
         // Pure cores.
         .target(name: "PresigndSigV4", dependencies: ["COpenSSL"]),
         .target(name: "PresigndHTTP1"),
-        .target(name: "PresigndConfig"),
+        .target(name: "PresigndConfig", dependencies: ["PresigndSigV4"]),
 
         // I/O edge. PresigndIO is the only module that imports CLibevent (DESIGN §3).
         .target(name: "PresigndIO", dependencies: ["CLibevent", "COpenSSL"]),

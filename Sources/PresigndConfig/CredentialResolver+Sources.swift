@@ -1,3 +1,5 @@
+import PresigndSigV4
+
 /// The individual credential sources: table keys and `*_file` keys, a shared credentials profile, the environment.
 extension CredentialResolver {
     /// `key` inline or `key_file`: both is an error; a file is read and its trailing newline trimmed.
@@ -66,9 +68,9 @@ extension CredentialResolver {
                 at: profile.position)
             return nil
         }
-        let token = keys["aws_session_token"].flatMap { $0.isEmpty ? nil : SecretString($0) }
+        let token = keys["aws_session_token"].flatMap { $0.isEmpty ? nil : Secret($0) }
         return UpstreamCredentials(
-            accessKeyID: id, secretAccessKey: SecretString(secret), sessionToken: token,
+            accessKeyID: id, secretAccessKey: Secret(secret), sessionToken: token,
             source: "profile \(profile.value)")
     }
 
@@ -87,8 +89,8 @@ extension CredentialResolver {
                     + "the environment" + detail, at: reader.table.position)
             return nil
         }
-        let token = environment["AWS_SESSION_TOKEN"].flatMap { $0.isEmpty ? nil : SecretString($0) }
+        let token = environment["AWS_SESSION_TOKEN"].flatMap { $0.isEmpty ? nil : Secret($0) }
         return UpstreamCredentials(
-            accessKeyID: id, secretAccessKey: SecretString(secret), sessionToken: token, source: "environment")
+            accessKeyID: id, secretAccessKey: Secret(secret), sessionToken: token, source: "environment")
     }
 }

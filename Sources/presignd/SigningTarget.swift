@@ -111,12 +111,9 @@ enum SigningTargets {
             throw UsageError(
                 message: "--upstream: bucket '\(bucket)' is served by upstream '\(found.upstream)', not '\(name)'")
         }
-        let credentials = Credentials(
-            accessKeyID: upstream.credentials.accessKeyID,
-            secretAccessKey: Secret(upstream.credentials.secretAccessKey.revealed),
-            sessionToken: upstream.credentials.sessionToken.map { Secret($0.revealed) })
         return SigningTarget(
-            credentials: credentials, region: upstream.region, service: options.value("service") ?? "s3",
+            credentials: upstream.credentials.signing, region: upstream.region,
+            service: options.value("service") ?? "s3",
             endpoint: try RequestURL(upstream.endpoint.description), configuration: configuration, upstreamName: name)
     }
 

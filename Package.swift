@@ -21,8 +21,8 @@ let package = Package(
         ),
 
         // Pure cores.
-        .target(name: "PresigndSigV4", dependencies: ["COpenSSL"]),
         .target(name: "PresigndHTTP1"),
+        .target(name: "PresigndSigV4", dependencies: ["PresigndHTTP1", "COpenSSL"]),
         .target(name: "PresigndConfig", dependencies: ["PresigndSigV4"]),
 
         // I/O edge. PresigndIO is the only module that imports CLibevent (DESIGN §3).

@@ -20,7 +20,7 @@ mkdir -p "$build/lib" "$build/bin" "$build/artifacts" "$build/corpus"
 # target → the modules under Sources/ it links, each after the ones it imports (the last is the one exercised)
 declare -A modules_of=(
     [request]=PresigndHTTP1 [response]=PresigndHTTP1 [chunked]=PresigndHTTP1 [aws-chunked]=PresigndHTTP1
-    [config]="PresigndSigV4 PresigndConfig" [sigv4-url]=PresigndSigV4
+    [config]="PresigndHTTP1 PresigndSigV4 PresigndConfig" [sigv4-url]="PresigndHTTP1 PresigndSigV4"
 )
 all_targets=(request response chunked aws-chunked config sigv4-url)
 targets=("$@")

@@ -126,6 +126,19 @@ import Testing
         #expect(Self.plan(Self.head("GET", "http://127.0.0.1:8080/photos/a")) != nil)
     }
 
+    /// Scheme and host compare ignoring ASCII case only (RFC 3986 §3.1, §3.2.2): a Unicode fold would take
+    /// U+212A KELVIN SIGN for `k`.
+    @Test func matchesAbsoluteFormSchemeAndHostIgnoringASCIICaseOnly() {
+        func head(_ target: String, host: String) -> RequestHead {
+            RequestHead(method: "GET", target: target, headers: ["Host": host])
+        }
+        let plan = Self.plan(head("HTTPS://Bucket.Example:8080/photos/a", host: "bucket.example:8080"))
+        #expect(plan?.request.path == "/photos/a")
+        #expect(Self.plan(head("http://Bucket.Example", host: "bucket.example")) == nil, "the service root")
+        #expect(Self.error(head("http://\u{212A}.example/photos/a", host: "k.example")) != nil)
+        #expect(Self.error(head("ftp://bucket.example/photos/a", host: "bucket.example")) != nil)
+    }
+
     @Test func answersUnknownBucketsAndPolicyDenials() {
         #expect(Self.error(Self.head("GET", "/other/a")) == .noSuchBucket("other"))
         guard case .accessDenied = Self.error(Self.head("PUT", "/photos/a"), settings: Self.settings(readOnly: true))
@@ -134,5 +147,22 @@ import Testing
             return
         }
         #expect(Self.error(Self.head("GET", "/photos/%zz")) != nil)
+    }
+
+    @Test(arguments: [
+        ("/a/b?x=1#frag", "/a/b", "x=1"), ("/a/b", "/a/b", ""), ("/a?", "/a", ""), ("/a#x?y", "/a", ""),
+        ("/?list-type=2&prefix=%C3%A9", "/", "list-type=2&prefix=%C3%A9"),
+    ])
+    func splitsTargetsAtTheFirstQuestionMarkBeforeAnyFragment(target: String, path: String, query: String) {
+        let (gotPath, gotQuery) = RequestRewriter.splitTarget(target[...])
+        #expect(String(gotPath) == path)
+        #expect(String(gotQuery) == query)
+    }
+
+    @Test func splitsASubstringThatDoesNotStartAtItsBase() {
+        let whole = "GET /a/é?x=1&y=?#frag HTTP/1.1"
+        let target = whole.dropFirst(4).prefix(while: { $0 != " " })
+        let (path, query) = RequestRewriter.splitTarget(target)
+        #expect(String(path) == "/a/é" && String(query) == "x=1&y=?")
     }
 }

@@ -115,7 +115,7 @@ extension AdminServer {
             }
         }
         let mediaType = (head.headers["content-type"] ?? "").split(separator: ";").first.map {
-            String($0.trimmingSpaces()).lowercased()
+            ASCII.lowercased(String($0.trimmingSpaces()))
         }
         guard mediaType == "application/json" else {
             return error(415, "UnsupportedMediaType", "content-type", "send Content-Type: application/json", cors)
@@ -141,8 +141,10 @@ extension AdminServer {
 
     /// `Bearer TOKEN` (RFC 6750 §2.1; the scheme is case-insensitive).
     static func bearerToken(_ value: String?) -> String? {
-        guard let value, value.count > 7, value.prefix(7).lowercased() == "bearer " else { return nil }
-        let token = value.dropFirst(7).trimmingSpaces()
+        guard let value, value.utf8.count > 7, ASCII.equalsLowercase(value.utf8.prefix(7), "bearer ") else {
+            return nil
+        }
+        let token = Substring(value.utf8.dropFirst(7)).trimmingSpaces()
         return token.isEmpty ? nil : String(token)
     }
 
@@ -160,7 +162,7 @@ extension AdminServer {
 
     /// `localhost` or an IP literal, with an optional port.
     static func isLocalHost(_ host: String?) -> Bool {
-        guard var host = host?.lowercased(), !host.isEmpty else { return false }
+        guard var host = host.map(ASCII.lowercased), !host.isEmpty else { return false }
         if host.hasPrefix("[") {
             guard let close = host.firstIndex(of: "]") else { return false }
             return IPAddress(String(host[host.index(after: host.startIndex)..<close])) != nil

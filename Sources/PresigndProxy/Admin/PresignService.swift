@@ -1,4 +1,5 @@
 import PresigndConfig
+import PresigndHTTP1
 import PresigndSigV4
 
 /// What a caller asks to presign: the API's JSON body or `presignd presign`'s options.
@@ -124,7 +125,7 @@ public final class PresignService {
         case .failure(let failure): return .failure(failure)
         case .success(let found): route = found
         }
-        let method = request.method.uppercased()
+        let method = ASCII.uppercased(request.method)
         let expires = request.expires ?? min(Self.defaultExpiry, route.maxPresignExpiry)
         let upstream = settings.upstreams[route.upstreamIndex]
         var query: [QueryParameter] = request.responseOverrides.map { QueryParameter(name: $0.name, value: $0.value) }

@@ -23,7 +23,7 @@ let package = Package(
         // Pure cores.
         .target(name: "PresigndHTTP1"),
         .target(name: "PresigndSigV4", dependencies: ["PresigndHTTP1", "COpenSSL"]),
-        .target(name: "PresigndConfig", dependencies: ["PresigndSigV4"]),
+        .target(name: "PresigndConfig", dependencies: ["PresigndHTTP1", "PresigndSigV4"]),
 
         // I/O edge. PresigndIO is the only module that imports CLibevent (DESIGN §3).
         .target(name: "PresigndIO", dependencies: ["CLibevent", "COpenSSL"]),

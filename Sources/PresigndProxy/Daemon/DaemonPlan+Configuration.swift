@@ -1,4 +1,5 @@
 import PresigndConfig
+import PresigndHTTP1
 import PresigndSigV4
 
 extension DaemonPlan {
@@ -45,7 +46,7 @@ extension DaemonPlan {
             var route = BucketRoute(
                 name: bucket.name, upstreamIndex: upstreamIndex, mount: Array(bucket.mount.utf8),
                 isReadOnly: bucket.access == .readOnly)
-            route.allowedMethods = Set(bucket.allowedMethods.map { $0.uppercased() })
+            route.allowedMethods = Set(bucket.allowedMethods.map(ASCII.uppercased))
             route.allowedPrefixes = bucket.allowedPrefixes
             route.maxUploadSize = bucket.maxUploadSize
             route.plusInPathIsSpace = bucket.plusInPathIsSpace

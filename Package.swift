@@ -20,9 +20,12 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
 
+        // OpenSSL's Swift side: the one OpenSSLError, for the signer and the TLS code (PresigndIO).
+        .target(name: "PresigndOpenSSL", dependencies: ["COpenSSL"]),
+
         // Pure cores.
         .target(name: "PresigndHTTP1"),
-        .target(name: "PresigndSigV4", dependencies: ["PresigndHTTP1", "COpenSSL"]),
+        .target(name: "PresigndSigV4", dependencies: ["PresigndHTTP1", "PresigndOpenSSL", "COpenSSL"]),
         .target(name: "PresigndConfig", dependencies: ["PresigndHTTP1", "PresigndSigV4"]),
 
         // I/O edge. PresigndIO is the only module that imports CLibevent (DESIGN §3).
@@ -45,6 +48,7 @@ let package = Package(
             path: "Sources/presignd-bench"
         ),
 
+        .testTarget(name: "PresigndOpenSSLTests", dependencies: ["PresigndOpenSSL", "COpenSSL"]),
         .testTarget(name: "PresigndSigV4Tests", dependencies: ["PresigndSigV4"]),
         .testTarget(name: "PresigndHTTP1Tests", dependencies: ["PresigndHTTP1"]),
         .testTarget(name: "PresigndConfigTests", dependencies: ["PresigndConfig"]),

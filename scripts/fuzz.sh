@@ -20,7 +20,8 @@ mkdir -p "$build/lib" "$build/bin" "$build/artifacts" "$build/corpus"
 # target → the modules under Sources/ it links, each after the ones it imports (the last is the one exercised)
 declare -A modules_of=(
     [request]=PresigndHTTP1 [response]=PresigndHTTP1 [chunked]=PresigndHTTP1 [aws-chunked]=PresigndHTTP1
-    [config]="PresigndHTTP1 PresigndSigV4 PresigndConfig" [sigv4-url]="PresigndHTTP1 PresigndSigV4"
+    [config]="PresigndHTTP1 PresigndOpenSSL PresigndSigV4 PresigndConfig"
+    [sigv4-url]="PresigndHTTP1 PresigndOpenSSL PresigndSigV4"
 )
 all_targets=(request response chunked aws-chunked config sigv4-url)
 targets=("$@")
@@ -32,7 +33,7 @@ done
 swiftc_flags=("-sanitize=fuzzer,address" -parse-as-library -O -g -swift-version 6 -use-ld=lld)
 module_flags() {  # extra flags for a list of modules: the COpenSSL module map and the libraries behind it
     case " $* " in
-        *" PresigndSigV4 "*) echo "-I Sources/COpenSSL -lcrypto -lssl" ;;
+        *" PresigndOpenSSL "*) echo "-I Sources/COpenSSL -lcrypto -lssl" ;;
         *) echo "" ;;
     esac
 }

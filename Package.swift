@@ -50,7 +50,10 @@ let package = Package(
 
         .testTarget(name: "PresigndOpenSSLTests", dependencies: ["PresigndOpenSSL", "COpenSSL"]),
         .testTarget(name: "PresigndSigV4Tests", dependencies: ["PresigndSigV4"]),
-        .testTarget(name: "PresigndHTTP1Tests", dependencies: ["PresigndHTTP1"]),
+        // The HTTP/1 fuzz drivers (Tests/Fuzz/FUZZING.md): scripts/fuzz.sh compiles them into the libFuzzer
+        // targets, the unit tests run them over seeds and mutations.
+        .target(name: "PresigndFuzzDrivers", dependencies: ["PresigndHTTP1"], path: "Tests/Fuzz/Drivers"),
+        .testTarget(name: "PresigndHTTP1Tests", dependencies: ["PresigndHTTP1", "PresigndFuzzDrivers"]),
         .testTarget(name: "PresigndConfigTests", dependencies: ["PresigndConfig"]),
         .testTarget(name: "PresigndIOTests", dependencies: ["PresigndIO", "COpenSSL"]),
         // Runs a listener at the file-descriptor ceiling in a process of its own (PresigndIOTests.ListenerTests).

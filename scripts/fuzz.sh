@@ -23,6 +23,11 @@ declare -A modules_of=(
     [config]="PresigndHTTP1 PresigndOpenSSL PresigndSigV4 PresigndConfig"
     [sigv4-url]="PresigndHTTP1 PresigndOpenSSL PresigndSigV4"
 )
+# target → driver sources compiled into the target with its harness (Tests/Fuzz/Drivers: the HTTP/1 decoders')
+declare -A drivers_of=(
+    [request]=Tests/Fuzz/Drivers [response]=Tests/Fuzz/Drivers [chunked]=Tests/Fuzz/Drivers
+    [aws-chunked]=Tests/Fuzz/Drivers
+)
 all_targets=(request response chunked aws-chunked config sigv4-url)
 targets=("$@")
 [ "${#targets[@]}" -eq 0 ] && targets=("${all_targets[@]}")
@@ -63,7 +68,9 @@ build_module() {  # a static library and module interface of Sources/<module>, i
 build_target() {
     local target="$1" bin="$build/bin/fuzz-$1"
     read -r -a modules <<<"${modules_of[$1]}"
-    local inputs=("Tests/Fuzz/Targets/$target.swift") libraries=()
+    local sources=("Tests/Fuzz/Targets/$target.swift") libraries=()
+    if [ -n "${drivers_of[$target]:-}" ]; then sources+=("${drivers_of[$target]}"/*.swift); fi
+    local inputs=("${sources[@]}")
     for module in "${modules[@]}"; do inputs+=("$build/lib/lib$module.a"); done
     # Each library before the ones it imports, for the linker.
     for ((index = ${#modules[@]} - 1; index >= 0; index--)); do libraries+=("-l${modules[index]}"); done
@@ -72,7 +79,7 @@ build_target() {
     rm -f "$bin"
     # shellcheck disable=SC2046
     swiftc "${swiftc_flags[@]}" -module-name "FuzzTarget" -I "$build/lib" -L "$build/lib" "${libraries[@]}" \
-        $(module_flags "${modules[@]}") -o "$bin" "Tests/Fuzz/Targets/$target.swift" 2>&1 \
+        $(module_flags "${modules[@]}") -o "$bin" "${sources[@]}" 2>&1 \
         | grep -v 'Cannot export local symbol' || true
     [ -x "$bin" ] || { echo "fuzz: building fuzz-$target failed"; exit 2; }
 }

@@ -1,3 +1,4 @@
+import PresigndFuzzDrivers
 import PresigndHTTP1
 import Testing
 

@@ -48,19 +48,25 @@ let package = Package(
             path: "Sources/presignd-bench"
         ),
 
-        .testTarget(name: "PresigndOpenSSLTests", dependencies: ["PresigndOpenSSL", "COpenSSL"]),
-        .testTarget(name: "PresigndSigV4Tests", dependencies: ["PresigndSigV4"]),
         // The HTTP/1 fuzz drivers (Tests/Fuzz/FUZZING.md): scripts/fuzz.sh compiles them into the libFuzzer
         // targets, the unit tests run them over seeds and mutations.
         .target(name: "PresigndFuzzDrivers", dependencies: ["PresigndHTTP1"], path: "Tests/Fuzz/Drivers"),
-        .testTarget(name: "PresigndHTTP1Tests", dependencies: ["PresigndHTTP1", "PresigndFuzzDrivers"]),
-        .testTarget(name: "PresigndConfigTests", dependencies: ["PresigndConfig"]),
+        // Helpers the test targets share: the HTTP/1 caller simulation and decode transcripts, a seeded generator,
+        // scratch directories and checkout paths. Public API of the modules only (no @testable), so it builds in
+        // release too.
+        .target(name: "PresigndTestSupport", dependencies: ["PresigndHTTP1"], path: "Tests/PresigndTestSupport"),
+
+        .testTarget(name: "PresigndOpenSSLTests", dependencies: ["PresigndOpenSSL", "COpenSSL"]),
+        .testTarget(name: "PresigndSigV4Tests", dependencies: ["PresigndSigV4", "PresigndTestSupport"]),
+        .testTarget(
+            name: "PresigndHTTP1Tests", dependencies: ["PresigndHTTP1", "PresigndFuzzDrivers", "PresigndTestSupport"]),
+        .testTarget(name: "PresigndConfigTests", dependencies: ["PresigndConfig", "PresigndTestSupport"]),
         .testTarget(name: "PresigndIOTests", dependencies: ["PresigndIO", "COpenSSL"]),
         // Runs a listener at the file-descriptor ceiling in a process of its own (PresigndIOTests.ListenerTests).
         .executableTarget(name: "presignd-io-probe", dependencies: ["PresigndIO"], path: "Tests/PresigndIOProbe"),
         .testTarget(
             name: "PresigndProxyTests",
-            dependencies: ["PresigndProxy", "PresigndConfig", "PresigndHTTP1"]),
+            dependencies: ["PresigndProxy", "PresigndConfig", "PresigndHTTP1", "PresigndTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

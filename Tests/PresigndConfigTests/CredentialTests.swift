@@ -1,4 +1,5 @@
 import PresigndConfig
+import PresigndTestSupport
 import Testing
 
 @Suite struct CredentialTests {

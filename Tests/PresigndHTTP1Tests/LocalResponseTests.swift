@@ -1,4 +1,5 @@
 import PresigndHTTP1
+import PresigndTestSupport
 import Testing
 
 @Suite struct LocalResponseTests {

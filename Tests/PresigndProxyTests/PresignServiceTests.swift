@@ -1,4 +1,5 @@
 import PresigndSigV4
+import PresigndTestSupport
 import Testing
 
 @testable import PresigndProxy
@@ -200,6 +201,18 @@ import Testing
             AdminServer.constantTimeEquals(Array(long.prefix(3)), long),
         ]
         #expect(accepted == [false, false, false])
+    }
+
+    @Test func readsTheTokenFilesFirstLineTrimmed() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("token", " \tsecret-token \r\nsecond line\n")
+        #expect(AdminServer.readToken(path) == Array("secret-token".utf8))
+    }
+
+    @Test func refusesAMissingOrBlankTokenFile() throws {
+        let directory = try TemporaryDirectory()
+        #expect(AdminServer.readToken(directory.path + "/missing") == nil)
+        #expect(AdminServer.readToken(try directory.write("blank", " \t\nsecond line\n")) == nil)
     }
 
     @Test(arguments: [

@@ -1,4 +1,5 @@
 import Foundation
+import PresigndTestSupport
 import Testing
 
 @testable import PresigndSigV4
@@ -11,15 +12,10 @@ enum VectorFiles {
     }
 
     static func root(filePath: String = #filePath) throws -> URL {
-        var directory = URL(fileURLWithPath: filePath).deletingLastPathComponent()
-        while directory.path != "/" {
-            let candidate = directory.appendingPathComponent("shared/sigv4-vectors")
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("README.md").path) {
-                return candidate
-            }
-            directory = directory.deletingLastPathComponent()
+        guard let parent = TestPaths.ancestor(of: filePath, holding: "shared/sigv4-vectors/README.md") else {
+            throw NotFound(description: "shared/sigv4-vectors not found in any ancestor of \(filePath)")
         }
-        throw NotFound(description: "shared/sigv4-vectors not found in any ancestor of \(filePath)")
+        return URL(fileURLWithPath: parent).appendingPathComponent("shared/sigv4-vectors")
     }
 
     /// A file as UTF-8 with one trailing LF removed (vectors README "How a test should use them").
@@ -52,7 +48,8 @@ struct VectorRequest {
     init(_ text: String) throws {
         var lines = text.components(separatedBy: "\n")
         let requestLine = lines.removeFirst()
-        guard let space = requestLine.firstIndex(of: " "), let version = requestLine.range(of: " HTTP/1.1", options: .backwards)
+        guard let space = requestLine.firstIndex(of: " "),
+            let version = requestLine.range(of: " HTTP/1.1", options: .backwards)
         else { throw VectorFiles.NotFound(description: "bad request line \(requestLine)") }
         method = String(requestLine[..<space])
         let target = String(requestLine[requestLine.index(after: space)..<version.lowerBound])

@@ -10,7 +10,7 @@ public enum Feed: CaseIterable, CustomStringConvertible, Sendable {
     public var description: String { "\(self == .whole ? "whole" : self == .oneByteAtATime ? "1-byte" : "3-byte-seg")" }
 }
 
-/// One decoded message as the caller saw it.
+/// One decoded message as the caller saw it (made by the decode helpers here, read by the tests).
 public struct Message<Head: Equatable>: Equatable {
     public var head: Head
     public var framing: BodyFraming
@@ -20,19 +20,6 @@ public struct Message<Head: Equatable>: Equatable {
     public var trailers = HTTPHeaders()
     public var isComplete = false
 
-    public init(
-        head: Head, framing: BodyFraming, isKeepAlive: Bool, expectsContinue: Bool = false, body: [UInt8] = [],
-        trailers: HTTPHeaders = HTTPHeaders(), isComplete: Bool = false
-    ) {
-        self.head = head
-        self.framing = framing
-        self.isKeepAlive = isKeepAlive
-        self.expectsContinue = expectsContinue
-        self.body = body
-        self.trailers = trailers
-        self.isComplete = isComplete
-    }
-
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
 }
 
@@ -40,11 +27,6 @@ public struct Message<Head: Equatable>: Equatable {
 public struct Transcript<Head: Equatable>: Equatable {
     public var messages: [Message<Head>] = []
     public var error: HTTPParseError?
-
-    public init(messages: [Message<Head>] = [], error: HTTPParseError? = nil) {
-        self.messages = messages
-        self.error = error
-    }
 }
 
 /// What a decoder said, with the decoder state the caller reads at that moment.

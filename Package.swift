@@ -20,10 +20,13 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
 
+        // OpenSSL's Swift side: the one OpenSSLError, for the signer and the TLS code (PresigndIO).
+        .target(name: "PresigndOpenSSL", dependencies: ["COpenSSL"]),
+
         // Pure cores.
-        .target(name: "PresigndSigV4", dependencies: ["COpenSSL"]),
         .target(name: "PresigndHTTP1"),
-        .target(name: "PresigndConfig"),
+        .target(name: "PresigndSigV4", dependencies: ["PresigndHTTP1", "PresigndOpenSSL", "COpenSSL"]),
+        .target(name: "PresigndConfig", dependencies: ["PresigndHTTP1", "PresigndSigV4"]),
 
         // I/O edge. PresigndIO is the only module that imports CLibevent (DESIGN §3).
         .target(name: "PresigndIO", dependencies: ["CLibevent", "COpenSSL"]),
@@ -45,15 +48,25 @@ let package = Package(
             path: "Sources/presignd-bench"
         ),
 
-        .testTarget(name: "PresigndSigV4Tests", dependencies: ["PresigndSigV4"]),
-        .testTarget(name: "PresigndHTTP1Tests", dependencies: ["PresigndHTTP1"]),
-        .testTarget(name: "PresigndConfigTests", dependencies: ["PresigndConfig"]),
+        // The HTTP/1 fuzz drivers (Tests/Fuzz/FUZZING.md): scripts/fuzz.sh compiles them into the libFuzzer
+        // targets, the unit tests run them over seeds and mutations.
+        .target(name: "PresigndFuzzDrivers", dependencies: ["PresigndHTTP1"], path: "Tests/Fuzz/Drivers"),
+        // Helpers the test targets share: the HTTP/1 caller simulation and decode transcripts, a seeded generator,
+        // scratch directories and checkout paths. Public API of the modules only (no @testable), so it builds in
+        // release too.
+        .target(name: "PresigndTestSupport", dependencies: ["PresigndHTTP1"], path: "Tests/PresigndTestSupport"),
+
+        .testTarget(name: "PresigndOpenSSLTests", dependencies: ["PresigndOpenSSL", "COpenSSL"]),
+        .testTarget(name: "PresigndSigV4Tests", dependencies: ["PresigndSigV4", "PresigndTestSupport"]),
+        .testTarget(
+            name: "PresigndHTTP1Tests", dependencies: ["PresigndHTTP1", "PresigndFuzzDrivers", "PresigndTestSupport"]),
+        .testTarget(name: "PresigndConfigTests", dependencies: ["PresigndConfig", "PresigndTestSupport"]),
         .testTarget(name: "PresigndIOTests", dependencies: ["PresigndIO", "COpenSSL"]),
         // Runs a listener at the file-descriptor ceiling in a process of its own (PresigndIOTests.ListenerTests).
         .executableTarget(name: "presignd-io-probe", dependencies: ["PresigndIO"], path: "Tests/PresigndIOProbe"),
         .testTarget(
             name: "PresigndProxyTests",
-            dependencies: ["PresigndProxy", "PresigndConfig", "PresigndHTTP1"]),
+            dependencies: ["PresigndProxy", "PresigndConfig", "PresigndHTTP1", "PresigndTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

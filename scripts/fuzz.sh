@@ -17,22 +17,28 @@ build="${FUZZ_BUILD_DIR:-.build/fuzz}"
 rss_mb="${FUZZ_JOBS_RSS_MB:-2048}"
 mkdir -p "$build/lib" "$build/bin" "$build/artifacts" "$build/corpus"
 
-# target → module under Sources/ it exercises
-declare -A module_of=(
+# target → the modules under Sources/ it links, each after the ones it imports (the last is the one exercised)
+declare -A modules_of=(
     [request]=PresigndHTTP1 [response]=PresigndHTTP1 [chunked]=PresigndHTTP1 [aws-chunked]=PresigndHTTP1
-    [config]=PresigndConfig [sigv4-url]=PresigndSigV4
+    [config]="PresigndHTTP1 PresigndOpenSSL PresigndSigV4 PresigndConfig"
+    [sigv4-url]="PresigndHTTP1 PresigndOpenSSL PresigndSigV4"
+)
+# target → driver sources compiled into the target with its harness (Tests/Fuzz/Drivers: the HTTP/1 decoders')
+declare -A drivers_of=(
+    [request]=Tests/Fuzz/Drivers [response]=Tests/Fuzz/Drivers [chunked]=Tests/Fuzz/Drivers
+    [aws-chunked]=Tests/Fuzz/Drivers
 )
 all_targets=(request response chunked aws-chunked config sigv4-url)
 targets=("$@")
 [ "${#targets[@]}" -eq 0 ] && targets=("${all_targets[@]}")
 for target in "${targets[@]}"; do
-    [ -n "${module_of[$target]:-}" ] || { echo "fuzz: unknown target '$target' (known: ${all_targets[*]})"; exit 64; }
+    [ -n "${modules_of[$target]:-}" ] || { echo "fuzz: unknown target '$target' (known: ${all_targets[*]})"; exit 64; }
 done
 
 swiftc_flags=("-sanitize=fuzzer,address" -parse-as-library -O -g -swift-version 6 -use-ld=lld)
-module_flags() {  # extra flags for a module: the COpenSSL module map and the libraries behind it
-    case "$1" in
-        PresigndSigV4) echo "-I Sources/COpenSSL -lcrypto -lssl" ;;
+module_flags() {  # extra flags for a list of modules: the COpenSSL module map and the libraries behind it
+    case " $* " in
+        *" PresigndOpenSSL "*) echo "-I Sources/COpenSSL -lcrypto -lssl" ;;
         *) echo "" ;;
     esac
 }
@@ -46,31 +52,45 @@ stale() {
 
 build_module() {  # a static library and module interface of Sources/<module>, instrumented for coverage
     local module="$1" lib="$build/lib/lib$1.a"
-    stale "$lib" "Sources/$module" scripts/fuzz.sh || return 0
+    shift
+    local inputs=("Sources/$module" scripts/fuzz.sh)
+    for dependency in "$@"; do inputs+=("$build/lib/lib$dependency.a"); done
+    stale "$lib" "${inputs[@]}" || return 0
     echo "fuzz: building $module (instrumented)"
+    rm -f "$lib"
     # shellcheck disable=SC2046  # module_flags is a word list on purpose
     swiftc "${swiftc_flags[@]}" -emit-library -static -emit-module -module-name "$module" \
-        -emit-module-path "$build/lib/$module.swiftmodule" $(module_flags "$module") \
+        -emit-module-path "$build/lib/$module.swiftmodule" -I "$build/lib" $(module_flags "$module" "$@") \
         -o "$lib" "Sources/$module"/*.swift 2>&1 | grep -v 'Cannot export local symbol' || true
     [ -e "$lib" ] || { echo "fuzz: building $module failed"; exit 2; }
 }
 
 build_target() {
-    local target="$1" module="${module_of[$1]}" bin="$build/bin/fuzz-$1"
-    stale "$bin" "Tests/Fuzz/Targets/$target.swift" "$build/lib/lib$module.a" || return 0
+    local target="$1" bin="$build/bin/fuzz-$1"
+    read -r -a modules <<<"${modules_of[$1]}"
+    local sources=("Tests/Fuzz/Targets/$target.swift") libraries=()
+    if [ -n "${drivers_of[$target]:-}" ]; then sources+=("${drivers_of[$target]}"/*.swift); fi
+    local inputs=("${sources[@]}")
+    for module in "${modules[@]}"; do inputs+=("$build/lib/lib$module.a"); done
+    # Each library before the ones it imports, for the linker.
+    for ((index = ${#modules[@]} - 1; index >= 0; index--)); do libraries+=("-l${modules[index]}"); done
+    stale "$bin" "${inputs[@]}" || return 0
     echo "fuzz: building fuzz-$target"
     rm -f "$bin"
     # shellcheck disable=SC2046
-    swiftc "${swiftc_flags[@]}" -module-name "FuzzTarget" -I "$build/lib" -L "$build/lib" -l"$module" \
-        $(module_flags "$module") -o "$bin" "Tests/Fuzz/Targets/$target.swift" 2>&1 \
+    swiftc "${swiftc_flags[@]}" -module-name "FuzzTarget" -I "$build/lib" -L "$build/lib" "${libraries[@]}" \
+        $(module_flags "${modules[@]}") -o "$bin" "${sources[@]}" 2>&1 \
         | grep -v 'Cannot export local symbol' || true
     [ -x "$bin" ] || { echo "fuzz: building fuzz-$target failed"; exit 2; }
 }
 
 declare -A built=()
 for target in "${targets[@]}"; do
-    module="${module_of[$target]}"
-    if [ -z "${built[$module]:-}" ]; then build_module "$module"; built[$module]=1; fi
+    read -r -a modules <<<"${modules_of[$target]}"
+    for index in "${!modules[@]}"; do
+        module="${modules[index]}"
+        if [ -z "${built[$module]:-}" ]; then build_module "$module" "${modules[@]:0:index}"; built[$module]=1; fi
+    done
     build_target "$target"
 done
 

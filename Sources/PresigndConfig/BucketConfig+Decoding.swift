@@ -1,3 +1,5 @@
+import PresigndHTTP1
+
 /// Reading one `[[bucket]]`: name, upstream reference, mount and policy.
 extension BucketConfig {
     static let keys = [
@@ -59,7 +61,7 @@ extension BucketConfig {
             bucket.allowedPrefixes.append(prefix.value)
         }
         for method in reader.strings("allowed_methods") ?? [] {
-            let upper = method.value.uppercased()
+            let upper = ASCII.uppercased(method.value)
             if !methods.contains(upper) {
                 diagnostics.error(
                     "unsupported method '\(method.value)' in allowed_methods; expected: \(methods.joined(separator: ", "))",

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import PresigndSigV4
 
 /// The individual credential sources: table keys and `*_file` keys, a shared credentials profile, the environment.
 extension CredentialResolver {
@@ -71,9 +72,9 @@ extension CredentialResolver {
                 at: profile.position)
             return nil
         }
-        let token = keys["aws_session_token"].flatMap { $0.isEmpty ? nil : SecretString($0) }
+        let token = keys["aws_session_token"].flatMap { $0.isEmpty ? nil : Secret($0) }
         return UpstreamCredentials(
-            accessKeyID: id, secretAccessKey: SecretString(secret), sessionToken: token,
+            accessKeyID: id, secretAccessKey: Secret(secret), sessionToken: token,
             source: "profile \(profile.value)")
     }
 
@@ -95,9 +96,9 @@ extension CredentialResolver {
                     + "do not pass on your shell's environment)", at: reader.table.position)
             return nil
         }
-        let token = environment["AWS_SESSION_TOKEN"].flatMap { $0.isEmpty ? nil : SecretString($0) }
+        let token = environment["AWS_SESSION_TOKEN"].flatMap { $0.isEmpty ? nil : Secret($0) }
         return UpstreamCredentials(
-            accessKeyID: id, secretAccessKey: SecretString(secret), sessionToken: token, source: "environment")
+            accessKeyID: id, secretAccessKey: Secret(secret), sessionToken: token, source: "environment")
     }
 
     /// Where a key file that cannot be read was meant to come from, for the paths systemd and Docker fill.

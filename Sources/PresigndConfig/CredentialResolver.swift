@@ -1,3 +1,5 @@
+import PresigndSigV4
+
 /// Resolves an upstream's credentials, in order of precedence: inline keys and `*_file` keys (per key, one or
 /// the other), then `credentials_profile` in a shared credentials file, then the `AWS_*` environment.
 ///
@@ -41,15 +43,15 @@ struct CredentialResolver {
                     at: reader.keyPosition("credentials_profile"))
                 return nil
             }
-            var sessionToken: SecretString?
+            var sessionToken: Secret?
             var fromFile = [idFromFile, keyFromFile]
             if case .value(let value, let tokenFromFile) = token {
-                sessionToken = SecretString(value)
+                sessionToken = Secret(value)
                 fromFile.append(tokenFromFile)
             }
             let source = fromFile.allSatisfy { $0 } ? "file" : fromFile.contains(true) ? "inline+file" : "inline"
             return UpstreamCredentials(
-                accessKeyID: id, secretAccessKey: SecretString(key), sessionToken: sessionToken, source: source)
+                accessKeyID: id, secretAccessKey: Secret(key), sessionToken: sessionToken, source: source)
         case (.value, .absent), (.absent, .value):
             let (missing, present) =
                 if case .absent = access {

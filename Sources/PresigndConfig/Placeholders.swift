@@ -35,7 +35,7 @@ enum Placeholders {
                     + "every request (InvalidAccessKeyId) until it is a real key id (for R2: dashboard → R2 → "
                     + "Manage API tokens)", at: position(of: "access_key_id", reader))
         }
-        if isSecretAccessKey(credentials.secretAccessKey.revealed) {
+        if isSecretAccessKey(credentials.secretAccessKey.exposedValue) {
             let what = fromEnvironment ? "AWS_SECRET_ACCESS_KEY in the environment" : "secret_access_key"
             diagnostics.warning(
                 "\(what) of upstream '\(name)' is a placeholder from the documentation: the upstream will refuse "

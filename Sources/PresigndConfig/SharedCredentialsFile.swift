@@ -1,3 +1,5 @@
+import PresigndHTTP1
+
 /// The AWS shared credentials file (`~/.aws/credentials`): INI sections of `aws_access_key_id`,
 /// `aws_secret_access_key` and `aws_session_token`.
 struct SharedCredentialsFile {
@@ -19,7 +21,7 @@ struct SharedCredentialsFile {
                 continue
             }
             guard let profile = current, let equals = line.firstIndex(of: "=") else { continue }
-            let key = Self.trimmed(line[..<equals]).lowercased()
+            let key = ASCII.lowercased(String(Self.trimmed(line[..<equals])))
             profiles[profile, default: [:]][key] = String(Self.trimmed(line[line.index(after: equals)...]))
         }
     }

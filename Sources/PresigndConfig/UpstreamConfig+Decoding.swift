@@ -1,3 +1,5 @@
+import PresigndHTTP1
+
 /// Reading one `[upstream.NAME]`: provider rules, endpoint construction, TLS, timeouts and credentials.
 extension UpstreamConfig {
     static let keys =
@@ -90,8 +92,10 @@ extension UpstreamConfig {
                 }
                 return nil
             }
-            let id = account.value.lowercased()
-            guard id.utf8.count == 32, id.allSatisfy({ $0.isHexDigit }) else {
+            let id = ASCII.lowercased(account.value)
+            // ASCII hex only: Character.isHexDigit also takes fullwidth digits.
+            let isHex = id.utf8.allSatisfy { $0 &- UInt8(ascii: "0") < 10 || $0 &- UInt8(ascii: "a") < 6 }
+            guard id.utf8.count == 32, isHex else {
                 diagnostics.error("account_id must be 32 hexadecimal characters", at: account.position)
                 return nil
             }

@@ -2,8 +2,9 @@
     import Glibc
 #endif
 
-/// The byte classes of RFC 9110 §5.6 and RFC 9112 §2 the codec checks.
-enum ASCII {
+/// The byte classes of RFC 9110 §5.6 and RFC 9112 §2 the codec checks, and the ASCII case fold every module
+/// uses (ASCII+CaseFold.swift, public).
+public enum ASCII {
     static let cr = UInt8(ascii: "\r")
     static let lf = UInt8(ascii: "\n")
     static let space = UInt8(ascii: " ")
@@ -53,56 +54,6 @@ enum ASCII {
         let lower = b | 0x20
         if lower &- UInt8(ascii: "a") < 6 { return Int(lower &- UInt8(ascii: "a")) + 10 }
         return nil
-    }
-
-    /// `equalsLowercase` for contiguous bytes (field names, list elements): a length check, then an indexed loop,
-    /// without the iterator and closure of the sequence version (a few instructions a byte instead of ~20).
-    @inline(__always)
-    static func equalsLowercase(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
-        guard literal.hasPointerRepresentation else { return equalsLowercase(bytes[...], literal) }
-        guard bytes.count == literal.utf8CodeUnitCount else { return false }
-        let expected = literal.utf8Start
-        for index in 0..<bytes.count where lowercased(bytes[index]) != expected[index] { return false }
-        return true
-    }
-
-    /// Whether `bytes` equals `literal` ignoring ASCII case (`literal` must be lowercase).
-    static func equalsLowercase(_ bytes: some Sequence<UInt8>, _ literal: StaticString) -> Bool {
-        var iterator = bytes.makeIterator()
-        let matched = literal.withUTF8Buffer { expected -> Bool in
-            for e in expected {
-                guard let b = iterator.next(), lowercased(b) == e else { return false }
-            }
-            return true
-        }
-        return matched && iterator.next() == nil
-    }
-
-    /// Field names and coding tokens compare case-insensitively (RFC 9110 §5.1, §7.8).
-    /// The length check and an exact comparison (names usually arrive in their canonical case; short
-    /// strings compare as two words) are inlined; only the rest compares bytewise.
-    @inline(__always)
-    static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
-        a.utf8.count == b.utf8.count && (a == b || sameLengthEqualsIgnoringCase(a, b))
-    }
-
-    private static func sameLengthEqualsIgnoringCase(_ a: String, _ b: String) -> Bool {
-        // Native strings are contiguous UTF-8: compare the buffers directly; the generic sequence
-        // walk is the fallback (bridged strings).
-        let fast = a.utf8.withContiguousStorageIfAvailable { left in
-            b.utf8.withContiguousStorageIfAvailable { right in
-                for index in 0..<left.count where lowercased(left[index]) != lowercased(right[index]) {
-                    return false
-                }
-                return true
-            }
-        }
-        if let fast, let fast { return fast }
-        return a.utf8.elementsEqual(b.utf8) { lowercased($0) == lowercased($1) }
-    }
-
-    @inline(__always) static func lowercased(_ b: UInt8) -> UInt8 {
-        b &- UInt8(ascii: "A") < 26 ? b | 0x20 : b
     }
 
     /// Builds a String from bytes already validated as ASCII or UTF-8.

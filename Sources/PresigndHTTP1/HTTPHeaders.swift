@@ -67,16 +67,6 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         return count
     }
 
-    /// The value when exactly one field has this name, else nil.
-    public func onlyValue(_ name: String) -> String? {
-        var found: String?
-        for field in fields where ASCII.equalsIgnoringCase(field.name, name) {
-            if found != nil { return nil }
-            found = field.value
-        }
-        return found
-    }
-
     public mutating func reserveCapacity(_ count: Int) {
         fields.reserveCapacity(count)
     }

@@ -1,3 +1,5 @@
+internal import PresigndHTTP1
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -5,7 +7,7 @@
 #endif
 
 /// Byte-span helpers for the header signer: header names are matched, lower-cased and sorted as bytes, never
-/// as `String`s (STYLE: the hot path works on byte buffers).
+/// as `String`s (STYLE: the hot path works on byte buffers). Case folds with `ASCII` (PresigndHTTP1).
 enum ASCIIBytes {
     /// Calls `body` with the UTF-8 bytes of `text`: in place for native strings (small ones are copied to the
     /// stack by the standard library), through a temporary array otherwise.
@@ -39,23 +41,10 @@ enum ASCIIBytes {
         return memcmp(base, literal.utf8Start, literal.utf8CodeUnitCount) == 0
     }
 
-    /// `bytes`, ASCII-lower-cased, is exactly `lowercaseLiteral`.
-    static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercaseLiteral: StaticString) -> Bool {
-        guard bytes.count == lowercaseLiteral.utf8CodeUnitCount else { return false }
-        let literal = lowercaseLiteral.utf8Start
-        for index in 0..<bytes.count where lowercased(bytes[index]) != literal[index] { return false }
-        return true
-    }
-
-    @inline(__always)
-    static func lowercased(_ byte: UInt8) -> UInt8 {
-        byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
-    }
-
     /// Appends `bytes` ASCII-lower-cased to `output`.
     @inline(__always)
     static func appendLowercased(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout some ByteSink) {
-        for byte in bytes { output.append(lowercased(byte)) }
+        for byte in bytes { output.append(ASCII.lowercased(byte)) }
     }
 
     /// Byte order (§4.1 and §3 sort by bytes, not by Unicode collation); a prefix sorts first.

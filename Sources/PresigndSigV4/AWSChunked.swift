@@ -1,3 +1,5 @@
+internal import PresigndHTTP1
+
 /// aws-chunked framing arithmetic (SIGV4-S3-RULES §5.1, §5.2).
 public enum AWSChunked {
     /// Length of `hex(size) ";chunk-signature=" <64 hex> "\r\n" data "\r\n"` summed over full chunks of
@@ -19,7 +21,7 @@ public enum AWSChunked {
     public static func canonicalTrailer(_ headers: [(name: String, value: String)]) -> String {
         var output: [UInt8] = []
         for header in headers {
-            output.append(contentsOf: ByteTables.asciiLowercased(header.name).utf8)
+            output.append(contentsOf: ASCII.lowercased(header.name).utf8)
             output.append(UInt8(ascii: ":"))
             CanonicalHeaders.appendTrimmed(header.value, to: &output)
             output.append(0x0A)

@@ -67,18 +67,4 @@ enum ByteTables {
     static let lowerHexPairs: [UInt8] = (0..<256).flatMap { value -> [UInt8] in
         [lowerHex[value >> 4], lowerHex[value & 0x0F]]
     }
-
-    /// ASCII lower-casing; returns `name` itself (no allocation) when it has no upper-case letter.
-    static func asciiLowercased(_ name: String) -> String {
-        guard name.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return name }
-        let count = name.utf8.count
-        return String(unsafeUninitializedCapacity: count) { buffer in
-            var index = 0
-            for byte in name.utf8 {
-                buffer[index] = (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) ? byte | 0x20 : byte
-                index += 1
-            }
-            return count
-        }
-    }
 }

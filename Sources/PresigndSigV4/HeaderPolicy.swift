@@ -1,3 +1,5 @@
+internal import PresigndHTTP1
+
 /// What the signer does with one client header (SIGV4-S3-RULES §4.2–4.4).
 public enum HeaderRule: Sendable, Equatable {
     /// Forward it and sign it.
@@ -34,9 +36,11 @@ public enum HeaderPolicy {
         case UInt8(ascii: "h"):
             return B.equals(name, "host") ? .sign : .forwardUnsigned  // §4.2
         case UInt8(ascii: "c"):
-            if B.hasPrefix(name, "content-") { return .sign }  // §4.2 type/md5, §4.3 encoding/disposition/language/length
+            // §4.2 type/md5, §4.3 encoding/disposition/language/length
+            if B.hasPrefix(name, "content-") { return .sign }
             if B.equals(name, "cache-control") { return .sign }  // §4.3
-            if B.equals(name, "connection") || B.hasPrefix(name, "cf-") { return .strip }  // §4.4 hop-by-hop; Cloudflare edge
+            // §4.4 hop-by-hop; Cloudflare's edge fields
+            if B.equals(name, "connection") || B.hasPrefix(name, "cf-") { return .strip }
             return .forwardUnsigned
         case UInt8(ascii: "r"):
             return B.equals(name, "range") ? .sign : .forwardUnsigned  // §4.3
@@ -54,7 +58,8 @@ public enum HeaderPolicy {
             if B.equals(name, "expect") { return .strip }  // §4.4: R2 has no 100 Continue
             return .forwardUnsigned
         case UInt8(ascii: "p"):
-            return B.hasPrefix(name, "proxy-") ? .strip : .forwardUnsigned  // §4.4 proxy-authenticate/-authorization/-connection
+            // §4.4 proxy-authenticate, -authorization, -connection
+            return B.hasPrefix(name, "proxy-") ? .strip : .forwardUnsigned
         default:
             // §4.4 hop-by-hop (RFC 9110 §7.6.1), the client's own auth, proxy bookkeeping.
             if B.equals(name, "keep-alive") || B.equals(name, "te") || B.equals(name, "trailer")
@@ -108,11 +113,11 @@ public enum PresignParameters {
         let count = name.utf8.count
         guard count >= 10, count <= 20 else { return false }
         return ASCIIBytes.withBytes(name) { bytes in
-            typealias B = ASCIIBytes
-            return B.equalsIgnoringCase(bytes, "x-amz-algorithm") || B.equalsIgnoringCase(bytes, "x-amz-credential")
-                || B.equalsIgnoringCase(bytes, "x-amz-date") || B.equalsIgnoringCase(bytes, "x-amz-expires")
-                || B.equalsIgnoringCase(bytes, "x-amz-signedheaders") || B.equalsIgnoringCase(bytes, "x-amz-signature")
-                || B.equalsIgnoringCase(bytes, "x-amz-security-token")
+            ASCII.equalsLowercase(bytes, "x-amz-algorithm") || ASCII.equalsLowercase(bytes, "x-amz-credential")
+                || ASCII.equalsLowercase(bytes, "x-amz-date") || ASCII.equalsLowercase(bytes, "x-amz-expires")
+                || ASCII.equalsLowercase(bytes, "x-amz-signedheaders")
+                || ASCII.equalsLowercase(bytes, "x-amz-signature")
+                || ASCII.equalsLowercase(bytes, "x-amz-security-token")
         }
     }
 }

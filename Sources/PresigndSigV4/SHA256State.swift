@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import PresigndOpenSSL
 
 /// 32 bytes on the stack: a SHA-256 digest or an HMAC-SHA256 value.
 typealias Digest32 = (UInt64, UInt64, UInt64, UInt64)
@@ -11,20 +12,20 @@ struct SHA256State {
     private var context = SHA256_CTX()
 
     init() throws(SigV4Error) {
-        guard presignd_sha256_init(&context) == 1 else { throw OpenSSLError.drain("SHA256_Init") }
+        guard presignd_sha256_init(&context) == 1 else { throw .crypto(OpenSSLError.drain("SHA256_Init").description) }
     }
 
     mutating func update(_ bytes: UnsafeRawBufferPointer) throws(SigV4Error) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         guard presignd_sha256_update(&context, base, bytes.count) == 1 else {
-            throw OpenSSLError.drain("SHA256_Update")
+            throw .crypto(OpenSSLError.drain("SHA256_Update").description)
         }
     }
 
     /// Writes the 32-byte digest to `output`. The state is spent afterwards; start a new one to hash again.
     mutating func finish(into output: UnsafeMutableRawPointer) throws(SigV4Error) {
         guard presignd_sha256_final(output.assumingMemoryBound(to: UInt8.self), &context) == 1 else {
-            throw OpenSSLError.drain("SHA256_Final")
+            throw .crypto(OpenSSLError.drain("SHA256_Final").description)
         }
     }
 

@@ -1,8 +1,10 @@
-/// A secret value (secret access key, session token) that never prints itself.
+/// A secret value (secret access key, session token) that never prints itself: the one secret type, from the
+/// configuration that reads it to the signer that uses it.
 ///
-/// `description` and `debugDescription` are `<redacted>` so that string interpolation, logging and
-/// `dump` cannot leak it (STYLE: "Secrets live in a type whose description is `<redacted>`").
-public struct Secret: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+/// `description` and `debugDescription` are `<redacted>` and the mirror has no children, so that string
+/// interpolation, logging, `dump` and debuggers cannot leak it (STYLE: "Secrets live in a type whose description
+/// is `<redacted>`").
+public struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The secret itself. Read it only where it must go on the wire or into a key derivation.
     public let exposedValue: String
 
@@ -10,8 +12,11 @@ public struct Secret: Sendable, Equatable, CustomStringConvertible, CustomDebugS
         self.exposedValue = value
     }
 
+    public var isEmpty: Bool { exposedValue.isEmpty }
+
     public var description: String { "<redacted>" }
     public var debugDescription: String { "<redacted>" }
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 }
 
 /// The key pair (and optional session token) a `Signer` signs with.

@@ -6,6 +6,6 @@ public enum SigV4Error: Error, Equatable, Sendable {
     case invalidUTF8
     /// `X-Amz-Expires` outside 1...604800 (§7).
     case invalidExpiry(seconds: Int)
-    /// An OpenSSL call failed; the payload is the drained OpenSSL error queue.
+    /// An OpenSSL call failed; the payload describes the `OpenSSLError` (the call and its drained error queue).
     case crypto(String)
 }

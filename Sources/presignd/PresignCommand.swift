@@ -1,3 +1,4 @@
+import PresigndHTTP1
 import PresigndProxy
 import PresigndSigV4
 
@@ -63,7 +64,7 @@ enum PresignCommand {
     }
 
     static func run(_ options: Arguments) throws -> Int32 {
-        let method = (options.value("method") ?? "GET").uppercased()
+        let method = ASCII.uppercased(options.value("method") ?? "GET")
         guard ["GET", "HEAD", "PUT", "DELETE"].contains(method) else {
             throw UsageError(
                 message: "--method must be GET, HEAD, PUT or DELETE (R2 has no presigned POST), got '\(method)'")

@@ -1,3 +1,4 @@
+import PresigndHTTP1
 import PresigndSigV4
 
 /// `presignd sign`: signs one request and prints every SigV4 stage (a signature doctor).
@@ -76,13 +77,13 @@ enum SignCommand {
             guard let endpoint = target.endpoint else { throw UsageError(message: "no endpoint for --url \(urlText)") }
             url = try RequestURL(endpoint.scheme + "://" + endpoint.hostHeader + urlText)
         }
-        let method = (options.value("method") ?? "GET").uppercased()
+        let method = ASCII.uppercased(options.value("method") ?? "GET")
         let payload = try parsePayload(options.value("payload") ?? "UNSIGNED-PAYLOAD")
         let date = try SigningTargets.parseDate(options.value("date"))
         var headers: [(name: String, value: String)] = [("Host", url.hostHeader)]
         for text in options.values("header") {
             let header = try parseHeader(text)
-            if header.name.lowercased() != "host" { headers.append(header) }
+            if !ASCII.equalsLowercase(header.name, "host") { headers.append(header) }
         }
         let path: String
         let query: [QueryParameter]

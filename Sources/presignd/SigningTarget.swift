@@ -1,4 +1,5 @@
 import PresigndConfig
+import PresigndHTTP1
 import PresigndProxy
 import PresigndSigV4
 
@@ -111,12 +112,9 @@ enum SigningTargets {
             throw UsageError(
                 message: "--upstream: bucket '\(bucket)' is served by upstream '\(found.upstream)', not '\(name)'")
         }
-        let credentials = Credentials(
-            accessKeyID: upstream.credentials.accessKeyID,
-            secretAccessKey: Secret(upstream.credentials.secretAccessKey.revealed),
-            sessionToken: upstream.credentials.sessionToken.map { Secret($0.revealed) })
         return SigningTarget(
-            credentials: credentials, region: upstream.region, service: options.value("service") ?? "s3",
+            credentials: upstream.credentials.signing, region: upstream.region,
+            service: options.value("service") ?? "s3",
             endpoint: try RequestURL(upstream.endpoint.description), configuration: configuration, upstreamName: name)
     }
 
@@ -138,10 +136,9 @@ struct RequestURL {
     var rawQuery: String
 
     init(_ text: String) throws(UsageError) {
-        let lower = text.lowercased()
-        if lower.hasPrefix("https://") {
+        if ASCII.equalsLowercase(text.utf8.prefix(8), "https://") {
             scheme = "https"
-        } else if lower.hasPrefix("http://") {
+        } else if ASCII.equalsLowercase(text.utf8.prefix(7), "http://") {
             scheme = "http"
         } else {
             throw UsageError(message: "URL must start with http:// or https://, got '\(text)'")
@@ -149,7 +146,7 @@ struct RequestURL {
         var rest = Substring(text.dropFirst(scheme.count + 3))
         if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
-        let authority = rest[..<authorityEnd].lowercased()
+        let authority = ASCII.lowercased(String(rest[..<authorityEnd]))
         let target = rest[authorityEnd...]
         guard !authority.isEmpty, !authority.contains("@") else {
             throw UsageError(message: "URL needs a host (and no user info): '\(text)'")

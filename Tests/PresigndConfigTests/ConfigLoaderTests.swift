@@ -1,5 +1,6 @@
 import Foundation
 import PresigndConfig
+import PresigndTestSupport
 import Testing
 
 @Suite struct ConfigLoaderTests {
@@ -194,7 +195,7 @@ import Testing
     }
 
     @Test func parsesTheExampleFiles() throws {
-        let root = try #require(repositoryRoot())
+        let root = try #require(TestPaths.repositoryRoot())
         let example = ConfigLoader.load(path: root + "/config/presignd.example.toml", environment: [:])
         if case .failure(let errors) = example { Issue.record("example: \(errors)") }
         // The systemd configuration needs /run/credentials; on a dev box only those two reads may fail.
@@ -204,7 +205,7 @@ import Testing
     }
 
     @Test func exampleDocumentsEveryKey() throws {
-        let root = try #require(repositoryRoot())
+        let root = try #require(TestPaths.repositoryRoot())
         let text = try String(contentsOfFile: root + "/config/presignd.example.toml", encoding: .utf8)
         let keys = [
             "listen", "admin_listen", "workers", "allow_remote", "allowed_clients", "unix_socket_mode",

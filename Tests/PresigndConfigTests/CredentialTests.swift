@@ -1,4 +1,5 @@
 import PresigndConfig
+import PresigndTestSupport
 import Testing
 
 @Suite struct CredentialTests {
@@ -16,7 +17,7 @@ import Testing
         let found = try #require(
             credentials("access_key_id = \"INLINEID\"\nsecret_access_key = \"inline-secret\"", environment: environment)
         )
-        #expect(found.accessKeyID == "INLINEID" && found.secretAccessKey.revealed == "inline-secret")
+        #expect(found.accessKeyID == "INLINEID" && found.secretAccessKey.exposedValue == "inline-secret")
         #expect(found.sessionToken == nil && found.source == "inline")
     }
 
@@ -28,8 +29,8 @@ import Testing
         let body =
             "access_key_id_file = \"\(id)\"\nsecret_access_key_file = \"\(secret)\"\nsession_token_file = \"\(token)\""
         let found = try #require(credentials(body, environment: environment))
-        #expect(found.accessKeyID == "FILEID" && found.secretAccessKey.revealed == "file-secret")
-        #expect(found.sessionToken?.revealed == "file-token" && found.source == "file")
+        #expect(found.accessKeyID == "FILEID" && found.secretAccessKey.exposedValue == "file-secret")
+        #expect(found.sessionToken?.exposedValue == "file-token" && found.source == "file")
         let mixed = try #require(credentials("access_key_id = \"INLINEID\"\nsecret_access_key_file = \"\(secret)\""))
         #expect(mixed.source == "inline+file")
     }
@@ -40,7 +41,7 @@ import Testing
         let path = try directory.write(
             "presignd.toml", header + "access_key_id = \"ID\"\nsecret_access_key_file = \"secret\"\n" + bucket)
         let configuration = try ConfigLoader.load(path: path, environment: [:]).get()
-        #expect(configuration.upstreams["u"]?.credentials.secretAccessKey.revealed == "relative-secret")
+        #expect(configuration.upstreams["u"]?.credentials.secretAccessKey.exposedValue == "relative-secret")
     }
 
     @Test func readsAProfileFromASharedCredentialsFile() throws {
@@ -59,8 +60,8 @@ import Testing
         let file = try directory.write("credentials", ini)
         let work = try #require(
             credentials("credentials_profile = \"work\"\ncredentials_file = \"\(file)\"", environment: environment))
-        #expect(work.accessKeyID == "WORKID" && work.secretAccessKey.revealed == "work-secret")
-        #expect(work.sessionToken?.revealed == "work-token" && work.source == "profile work")
+        #expect(work.accessKeyID == "WORKID" && work.secretAccessKey.exposedValue == "work-secret")
+        #expect(work.sessionToken?.exposedValue == "work-token" && work.source == "profile work")
         let fromHome = try #require(
             credentials("credentials_profile = \"default\"", environment: ["AWS_SHARED_CREDENTIALS_FILE": file]))
         #expect(fromHome.accessKeyID == "DEFAULTID")
@@ -71,8 +72,8 @@ import Testing
 
     @Test func fallsBackToTheEnvironment() throws {
         let found = try #require(credentials("", environment: environment))
-        #expect(found.accessKeyID == "ENVKEYID" && found.secretAccessKey.revealed == "env-secret-value")
-        #expect(found.sessionToken?.revealed == "env-token" && found.source == "environment")
+        #expect(found.accessKeyID == "ENVKEYID" && found.secretAccessKey.exposedValue == "env-secret-value")
+        #expect(found.sessionToken?.exposedValue == "env-token" && found.source == "environment")
     }
 
     @Test(

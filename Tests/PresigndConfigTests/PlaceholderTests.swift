@@ -1,4 +1,5 @@
 import PresigndConfig
+import PresigndTestSupport
 import Testing
 
 /// Placeholders left from the examples load (the example runs as-is) but warn, at their line, with what fails.
@@ -57,7 +58,7 @@ import Testing
     }
 
     @Test func theShippedExampleWarnsAboutItsPlaceholders() throws {
-        let root = try #require(repositoryRoot())
+        let root = try #require(TestPaths.repositoryRoot())
         let configuration = try ConfigLoader.load(path: root + "/config/presignd.example.toml", environment: [:]).get()
         #expect(configuration.warnings.map(\.message).filter { $0.contains("placeholder") }.count == 3)
     }

@@ -1,4 +1,3 @@
-import Foundation
 import PresigndConfig
 import Testing
 
@@ -42,37 +41,4 @@ func loaded(
         Issue.record("expected the configuration to load:\n\(errors)", sourceLocation: sourceLocation)
         return nil
     }
-}
-
-/// A scratch directory removed when the value is dropped at the end of a test.
-final class TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        path = NSTemporaryDirectory() + "presignd-config-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    /// Writes `contents` to `name` inside the directory and returns the full path.
-    func write(_ name: String, _ contents: String) throws -> String {
-        let file = path + "/" + name
-        try contents.write(toFile: file, atomically: true, encoding: .utf8)
-        return file
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-}
-
-/// The repository root, found by walking up from this file to `Package.swift`.
-func repositoryRoot(filePath: String = #filePath) -> String? {
-    var directory = URL(fileURLWithPath: filePath).deletingLastPathComponent()
-    while directory.path != "/" {
-        if FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path) {
-            return directory.path
-        }
-        directory = directory.deletingLastPathComponent()
-    }
-    return nil
 }

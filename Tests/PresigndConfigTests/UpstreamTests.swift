@@ -59,6 +59,11 @@ import Testing
 
     @Test(arguments: [
         ("provider = \"r2\"\naccount_id = \"abc\"", "3:14: account_id must be 32 hexadecimal characters"),
+        // Character.isHexDigit also takes fullwidth digits (3 bytes each: 29 + 3 made 32 bytes).
+        (
+            "provider = \"r2\"\naccount_id = \"0123456789abcdef0123456789abc\u{FF10}\"",
+            "3:14: account_id must be 32 hexadecimal characters"
+        ),
         ("provider = \"r2\"", "1:1: provider = \"r2\" needs account_id"),
         (
             "provider = \"r2\"\naccount_id = \"0123456789abcdef0123456789abcdef\"\nendpoint = \"https://x\"",

@@ -1,4 +1,5 @@
 import PresigndHTTP1
+import PresigndTestSupport
 import Testing
 
 @Suite struct AWSChunkedDecoderTests {
@@ -6,7 +7,8 @@ import Testing
     /// Multiple Chunks" example: 64 KiB, 1 KiB, then the final chunk, each with a chunk-signature.
     @Test func decodesSignedStreamingPayload() {
         let data = [UInt8](repeating: UInt8(ascii: "a"), count: 66560)
-        var body = Array("10000;chunk-signature=ad80c730a21e5b8d04586a2213dd63b9a0e99e0e2307b0ade35a65485a288648\r\n".utf8)
+        var body = Array(
+            "10000;chunk-signature=ad80c730a21e5b8d04586a2213dd63b9a0e99e0e2307b0ade35a65485a288648\r\n".utf8)
         body += data[..<65536] + Array("\r\n".utf8)
         body += Array("400;chunk-signature=0055627c9e194cb4542bae2aa5492e3c1575bbb81b612b7d234b86a503ef5497\r\n".utf8)
         body += data[65536...] + Array("\r\n".utf8)

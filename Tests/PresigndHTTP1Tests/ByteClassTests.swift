@@ -28,6 +28,25 @@ import Testing
         #expect(upper.withUnsafeBufferPointer { ASCII.equalsLowercase($0, literal) })
     }
 
+    @Test func foldsExactlyTheASCIILettersOfEveryByte() {
+        for byte in UInt8.min...UInt8.max {
+            let isUpper = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")
+            let isLower = byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")
+            #expect(ASCII.lowercased(byte) == (isUpper ? byte + 32 : byte), "byte \(byte)")
+            #expect(ASCII.uppercased(byte) == (isLower ? byte - 32 : byte), "byte \(byte)")
+        }
+    }
+
+    /// Only A–Z and a–z fold: the Kelvin sign (U+212A) and `ß` stay, unlike `String.lowercased()`/`uppercased()`.
+    @Test func foldsStringsOnlyInASCII() {
+        #expect(ASCII.lowercased("X-Amz-Date: \u{212A}Ä") == "x-amz-date: \u{212A}Ä")
+        #expect(ASCII.uppercased("get ßä") == "GET ßä")
+        #expect(ASCII.lowercased("already-lower") == "already-lower")
+        #expect(ASCII.equalsLowercase("Content-TYPE", "content-type"))
+        #expect(!ASCII.equalsLowercase("\u{212A}eep-alive", "keep-alive"))
+        #expect(ASCII.equalsIgnoringCase("ETag", "etag") && !ASCII.equalsIgnoringCase("ETag", "etags"))
+    }
+
     @Test func tokenBytesAreExactlyTchar() {
         let tchar = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
         for byte in UInt8.min...UInt8.max {

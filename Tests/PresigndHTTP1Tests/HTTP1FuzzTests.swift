@@ -1,4 +1,6 @@
+import PresigndFuzzDrivers
 import PresigndHTTP1
+import PresigndTestSupport
 import Testing
 
 /// Runs the libFuzzer entry points over the test tables and over seeded mutations of them, so their invariants
@@ -49,18 +51,5 @@ import Testing
         HTTP1Fuzz.fuzzResponse(empty)
         HTTP1Fuzz.fuzzChunked(empty)
         HTTP1Fuzz.fuzzAWSChunked(empty)
-    }
-}
-
-/// A small deterministic generator (SplitMix64) so mutations are the same on every run.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,4 +1,5 @@
 import PresigndHTTP1
+import PresigndTestSupport
 import Testing
 
 @Suite struct HTTPEncoderTests {
@@ -16,7 +17,8 @@ import Testing
 
     @Test func encodesRequestHeadBytes() {
         var bytes: [UInt8] = []
-        HTTPEncoder.encode(RequestHead(method: "GET", target: "/", version: .http1_0, headers: ["A": "b"]), into: &bytes)
+        HTTPEncoder.encode(
+            RequestHead(method: "GET", target: "/", version: .http1_0, headers: ["A": "b"]), into: &bytes)
         #expect(String(decoding: bytes, as: UTF8.self) == "GET / HTTP/1.0\r\nA: b\r\n\r\n")
     }
 

@@ -1,4 +1,5 @@
 import PresigndHTTP1
+import PresigndTestSupport
 import Testing
 
 @Suite struct RequestDecoderValidTests {
@@ -26,7 +27,8 @@ import Testing
     @Test func decodesChunkedPutWithExtensionsAndTrailers() {
         let t = decodeRequests(
             "PUT /b/k HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
-                + "5;name=value\r\nhello\r\n6 ; a=\"b c\"\r\n world\r\n000;last\r\nX-Checksum: abc\r\nX-Other:  d \r\n\r\n")
+                + "5;name=value\r\nhello\r\n6 ; a=\"b c\"\r\n world\r\n000;last\r\nX-Checksum: abc\r\nX-Other:  d \r\n\r\n"
+        )
         #expect(t.error == nil)
         let m = t.messages[0]
         #expect(m.framing == .chunked)
@@ -104,7 +106,8 @@ import Testing
 
     @Test func keepsFieldOrderCaseAndTrimsOptionalWhitespace() {
         let t = decodeRequests(
-            "GET / HTTP/1.1\r\nHost: h\r\nX-Amz-Meta-A: \t one two \t\r\nx-amz-meta-a:2\r\nEmpty:\r\nUTF8: caf\u{e9}\r\n\r\n")
+            "GET / HTTP/1.1\r\nHost: h\r\nX-Amz-Meta-A: \t one two \t\r\nx-amz-meta-a:2\r\nEmpty:\r\nUTF8: caf\u{e9}\r\n\r\n"
+        )
         let headers = t.messages.first?.head.headers ?? HTTPHeaders()
         #expect(Array(headers.map(\.name)) == ["Host", "X-Amz-Meta-A", "x-amz-meta-a", "Empty", "UTF8"])
         #expect(headers.values("X-AMZ-META-A") == ["one two", "2"])
@@ -133,7 +136,8 @@ import Testing
     }
 
     @Test func acceptsContentLengthZeroAsAnEmptyBody() {
-        let t = decodeRequests("PUT / HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n")
+        let t = decodeRequests(
+            "PUT / HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n")
         #expect(t.messages.map(\.framing) == [.contentLength(0), .none])
         #expect(t.messages.map(\.isComplete) == [true, true])
     }

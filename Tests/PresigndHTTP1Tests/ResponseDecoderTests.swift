@@ -1,4 +1,5 @@
 import PresigndHTTP1
+import PresigndTestSupport
 import Testing
 
 @Suite struct ResponseDecoderTests {
@@ -12,7 +13,8 @@ import Testing
 
     @Test func decodesChunkedResponseWithTrailers() {
         let t = decodeResponses(
-            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nWiki\r\n5\r\npedia\r\n0\r\nExpires: never\r\n\r\n")
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nWiki\r\n5\r\npedia\r\n0\r\nExpires: never\r\n\r\n"
+        )
         #expect(t.error == nil)
         #expect(t.messages[0].bodyText == "Wikipedia")
         #expect(t.messages[0].trailers == ["Expires": "never"])
@@ -96,11 +98,16 @@ import Testing
         ("HTTP/2.0 200 OK\r\n\r\n", .unsupportedVersion),
         ("HTTP/1.1 200 O\u{1}K\r\n\r\n", .invalidStatusLine),
         ("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n", .unexpectedUpgrade),
-        ("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n", .contentLengthAndTransferEncoding),
+        (
+            "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n",
+            .contentLengthAndTransferEncoding
+        ),
         ("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n", .unsupportedTransferEncoding),
         ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, chunked\r\n\r\n", .unsupportedTransferEncoding),
-        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
-         .unsupportedTransferEncoding),
+        (
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
+            .unsupportedTransferEncoding
+        ),
         ("HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", .transferEncodingInHTTP10),
         ("HTTP/1.1 200 OK\r\nContent-Length: 1, 2\r\n\r\nx", .conflictingContentLength),
         ("HTTP/1.1 200 OK\r\nContent-Length: +1\r\n\r\nx", .invalidContentLength),

@@ -1,4 +1,5 @@
 import PresigndHTTP1
+import PresigndTestSupport
 import Testing
 
 /// `ResponseDecoder.forwardsRawFields`: the raw field lines say exactly what the fully parsed head says

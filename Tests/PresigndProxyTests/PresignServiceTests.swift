@@ -1,4 +1,5 @@
 import PresigndSigV4
+import PresigndTestSupport
 import Testing
 
 @testable import PresigndProxy
@@ -184,6 +185,34 @@ import Testing
         #expect(!AdminServer.constantTimeEquals(Array("secret1".utf8), Array("secret".utf8)))
         #expect(!AdminServer.constantTimeEquals(Array("secre".utf8), Array("secret".utf8)))
         #expect(!AdminServer.constantTimeEquals([], []))
+    }
+
+    /// Bug b (issue 18): the length check kept only the low byte of `presented.count ^ expected.count`, so a
+    /// token 256 (or 512, …) bytes longer that started with the right one was accepted.
+    @Test(arguments: [256, 512, 65_536])
+    func rejectsATokenWhoseLengthDiffersByAMultipleOf256(extra: Int) {
+        let token = Array("secret".utf8)
+        let paddedWithZeros = token + [UInt8](repeating: 0, count: extra)
+        let paddedWithText = token + [UInt8](repeating: UInt8(ascii: "x"), count: extra)
+        let long = [UInt8](repeating: UInt8(ascii: "t"), count: extra + 3)
+        let accepted = [
+            AdminServer.constantTimeEquals(paddedWithZeros, token),
+            AdminServer.constantTimeEquals(paddedWithText, token),
+            AdminServer.constantTimeEquals(Array(long.prefix(3)), long),
+        ]
+        #expect(accepted == [false, false, false])
+    }
+
+    @Test func readsTheTokenFilesFirstLineTrimmed() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("token", " \tsecret-token \r\nsecond line\n")
+        #expect(AdminServer.readToken(path) == Array("secret-token".utf8))
+    }
+
+    @Test func refusesAMissingOrBlankTokenFile() throws {
+        let directory = try TemporaryDirectory()
+        #expect(AdminServer.readToken(directory.path + "/missing") == nil)
+        #expect(AdminServer.readToken(try directory.write("blank", " \t\nsecond line\n")) == nil)
     }
 
     @Test(arguments: [

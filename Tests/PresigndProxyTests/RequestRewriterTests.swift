@@ -24,7 +24,7 @@ import Testing
     static func plan(_ head: RequestHead, framing: BodyFraming = .none, settings: ProxySettings = settings())
         -> ForwardPlan?
     {
-        guard case .success(.forward(let plan)) = RequestRewriter.prepare(head: head, framing: framing, settings: settings)
+        guard case .forward(let plan)? = try? RequestRewriter.rewrite(head: head, framing: framing, settings: settings)
         else { return nil }
         return plan
     }
@@ -32,9 +32,12 @@ import Testing
     static func error(_ head: RequestHead, framing: BodyFraming = .none, settings: ProxySettings = settings())
         -> ProxyError?
     {
-        guard case .failure(let error) = RequestRewriter.prepare(head: head, framing: framing, settings: settings)
-        else { return nil }
-        return error
+        do throws(ProxyError) {
+            _ = try RequestRewriter.rewrite(head: head, framing: framing, settings: settings)
+            return nil
+        } catch {
+            return error
+        }
     }
 
     @Test func stripsHopByHopClientAuthAndConnectionListedHeaders() throws {
@@ -98,7 +101,8 @@ import Testing
         let head = Self.head(
             "PUT", "/photos/a",
             [
-                ("Content-Encoding", "aws-chunked,gzip"), ("x-amz-content-sha256", "STREAMING-UNSIGNED-PAYLOAD-TRAILER"),
+                ("Content-Encoding", "aws-chunked,gzip"),
+                ("x-amz-content-sha256", "STREAMING-UNSIGNED-PAYLOAD-TRAILER"),
                 ("x-amz-decoded-content-length", "11"), ("x-amz-trailer", "x-amz-checksum-crc32"),
             ])
         let plan = try #require(Self.plan(head, framing: .contentLength(60)))
@@ -122,6 +126,19 @@ import Testing
         #expect(Self.plan(Self.head("GET", "http://127.0.0.1:8080/photos/a")) != nil)
     }
 
+    /// Scheme and host compare ignoring ASCII case only (RFC 3986 §3.1, §3.2.2): a Unicode fold would take
+    /// U+212A KELVIN SIGN for `k`.
+    @Test func matchesAbsoluteFormSchemeAndHostIgnoringASCIICaseOnly() {
+        func head(_ target: String, host: String) -> RequestHead {
+            RequestHead(method: "GET", target: target, headers: ["Host": host])
+        }
+        let plan = Self.plan(head("HTTPS://Bucket.Example:8080/photos/a", host: "bucket.example:8080"))
+        #expect(plan?.request.path == "/photos/a")
+        #expect(Self.plan(head("http://Bucket.Example", host: "bucket.example")) == nil, "the service root")
+        #expect(Self.error(head("http://\u{212A}.example/photos/a", host: "k.example")) != nil)
+        #expect(Self.error(head("ftp://bucket.example/photos/a", host: "bucket.example")) != nil)
+    }
+
     @Test func answersUnknownBucketsAndPolicyDenials() {
         #expect(Self.error(Self.head("GET", "/other/a")) == .noSuchBucket("other"))
         guard case .accessDenied = Self.error(Self.head("PUT", "/photos/a"), settings: Self.settings(readOnly: true))
@@ -130,5 +147,22 @@ import Testing
             return
         }
         #expect(Self.error(Self.head("GET", "/photos/%zz")) != nil)
+    }
+
+    @Test(arguments: [
+        ("/a/b?x=1#frag", "/a/b", "x=1"), ("/a/b", "/a/b", ""), ("/a?", "/a", ""), ("/a#x?y", "/a", ""),
+        ("/?list-type=2&prefix=%C3%A9", "/", "list-type=2&prefix=%C3%A9"),
+    ])
+    func splitsTargetsAtTheFirstQuestionMarkBeforeAnyFragment(target: String, path: String, query: String) {
+        let (gotPath, gotQuery) = RequestRewriter.splitTarget(target[...])
+        #expect(String(gotPath) == path)
+        #expect(String(gotQuery) == query)
+    }
+
+    @Test func splitsASubstringThatDoesNotStartAtItsBase() {
+        let whole = "GET /a/é?x=1&y=?#frag HTTP/1.1"
+        let target = whole.dropFirst(4).prefix(while: { $0 != " " })
+        let (path, query) = RequestRewriter.splitTarget(target)
+        #expect(String(path) == "/a/é" && String(query) == "x=1&y=?")
     }
 }

@@ -1,3 +1,4 @@
+import PresigndTestSupport
 import Testing
 
 @testable import PresigndProxy
@@ -10,14 +11,13 @@ struct WorkerMetricsTests {
         let buckets = ["photos", "videos"]
         let methods = ["GET", "PUT", "HEAD"]
         let statuses = [200, 206, 404, 503, 0]
-        var seed: UInt64 = 42
+        var random = SplitMix(seed: 42)
         for _ in 0..<500 {
-            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            let bucket = buckets[Int(seed >> 33) % buckets.count]
-            let method = methods[Int(seed >> 40) % methods.count]
-            let status = statuses[Int(seed >> 50) % statuses.count]
+            let bucket = buckets.randomElement(using: &random)!
+            let method = methods.randomElement(using: &random)!
+            let status = statuses.randomElement(using: &random)!
             // Runs of the same key as well as alternation (the last-slot shortcut and the lookup both run).
-            let repeats = Int(seed >> 60) % 3 + 1
+            let repeats = Int.random(in: 1...3, using: &random)
             for _ in 0..<repeats {
                 metrics.requestEnded(
                     bucket: bucket, method: method, status: status, bytesIn: 1, bytesOut: 2, durationMicros: 10)
@@ -27,6 +27,23 @@ struct WorkerMetricsTests {
             }
         }
         #expect(metrics.snapshot().requests == expected)
+    }
+
+    /// Bug c (issue 18): the `method` label was the method as the client sent it, so any client could create
+    /// series without bound by sending made-up methods.
+    @Test func countsMethodsOutsideTheFixedSetAsOther() {
+        let metrics = WorkerMetrics()
+        let known = ["GET", "HEAD", "PUT", "POST", "DELETE", "OPTIONS"]
+        let invented = ["BREW", "PROPFIND", "get", "Delete", "PATCH", "CONNECT"] + (0..<100).map { "X\($0)" }
+        for method in known + invented {
+            metrics.requestEnded(
+                bucket: "-", method: method, status: 400, bytesIn: 0, bytesOut: 0, durationMicros: 0,
+                wasInFlight: false)
+        }
+        let requests = metrics.snapshot().requests
+        #expect(Set(requests.keys.map(\.method)) == Set(known + ["other"]))
+        #expect(requests[WorkerMetrics.RequestKey(bucket: "-", method: "other", statusClass: "4xx")] == invented.count)
+        #expect(requests[WorkerMetrics.RequestKey(bucket: "-", method: "PUT", statusClass: "4xx")] == 1)
     }
 
     @Test func upstreamSlotsAreStableAndKeyedByName() {

@@ -4,14 +4,18 @@ import Testing
 
 /// Signing-key cache, presign bounds and secrecy (SIGV4-S3-RULES §6, §7).
 @Suite struct SignerTests {
-    let credentials = Credentials(accessKeyID: "AKIDEXAMPLE", secretAccessKey: Secret("wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"))
-    let request = SignableRequest(method: "GET", path: "/b/k", headers: [("Host", "example.com"), ("Range", "bytes=0-1")])
+    let credentials = Credentials(
+        accessKeyID: "AKIDEXAMPLE", secretAccessKey: Secret("wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"))
+    let request = SignableRequest(
+        method: "GET", path: "/b/k", headers: [("Host", "example.com"), ("Range", "bytes=0-1")])
 
     @Test func cachedAndUncachedSignaturesAgreeAcrossDaySwitches() throws {
         let cached = try Signer(credentials: credentials, region: "auto")
         let uncached = try Signer(credentials: credentials, region: "auto")
         uncached.cachesSigningKey = false
-        let dates = ["20260301T235959Z", "20260302T000000Z", "20260301T235959Z", "20260303T120000Z", "20260301T000001Z"]
+        let dates = [
+            "20260301T235959Z", "20260302T000000Z", "20260301T235959Z", "20260303T120000Z", "20260301T000001Z",
+        ]
         for text in dates + dates {
             let date = try #require(AmzDate(parsing: text))
             let a = try cached.sign(request, payload: .emptyBody, date: date)
@@ -40,17 +44,22 @@ import Testing
     @Test(arguments: [1, 3600, 604_800])
     func presignAcceptsExpiryInRange(expires: Int) throws {
         let signer = try Signer(credentials: credentials, region: "auto")
-        let url = try signer.presign(method: "GET", host: "h", path: "/k", expires: expires, date: AmzDate(epochSeconds: 10))
+        let url = try signer.presign(
+            method: "GET", host: "h", path: "/k", expires: expires, date: AmzDate(epochSeconds: 10))
         #expect(url.url.contains("X-Amz-Expires=\(expires)&"))
         #expect(url.expiresAt == 10 + expires)
     }
 
     @Test func presignSignsExtraHeadersAndOverridesAndStripsClientPresignParameters() throws {
         let signer = try Signer(
-            credentials: .init(accessKeyID: "AK", secretAccessKey: Secret("s"), sessionToken: Secret("a/b+c=")), region: "auto")
+            credentials: .init(accessKeyID: "AK", secretAccessKey: Secret("s"), sessionToken: Secret("a/b+c=")),
+            region: "auto")
         let url = try signer.presign(
             method: "PUT", host: "h", path: "/b/k",
-            query: [.init(name: "response-content-type", value: "text/plain"), .init(name: "X-Amz-Signature", value: "evil")],
+            query: [
+                .init(name: "response-content-type", value: "text/plain"),
+                .init(name: "X-Amz-Signature", value: "evil"),
+            ],
             headers: [("Content-Type", "image/png")], expires: 60, date: AmzDate(epochSeconds: 0))
         #expect(url.url.contains("X-Amz-SignedHeaders=content-type%3Bhost"))
         #expect(url.url.contains("X-Amz-Security-Token=a%2Fb%2Bc%3D&X-Amz-SignedHeaders"))
@@ -63,6 +72,13 @@ import Testing
         #expect("\(credentials.secretAccessKey)" == "<redacted>")
         #expect(String(reflecting: credentials.secretAccessKey) == "<redacted>")
         #expect(!"\(credentials)".contains("wJalr"))
+    }
+
+    /// The signer's secret type had no mirror of its own, so `dump` printed the stored value.
+    @Test func dumpDoesNotRevealSecrets() {
+        var dumped = ""
+        dump(credentials, to: &dumped)
+        #expect(!dumped.contains("wJalr") && dumped.contains("<redacted>"), "\(dumped)")
     }
 
     @Test func sha256HelpersAgree() throws {

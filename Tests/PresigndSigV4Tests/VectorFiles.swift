@@ -1,4 +1,5 @@
 import Foundation
+import PresigndTestSupport
 import Testing
 
 @testable import PresigndSigV4
@@ -51,7 +52,8 @@ struct VectorRequest {
     init(_ text: String) throws {
         var lines = text.components(separatedBy: "\n")
         let requestLine = lines.removeFirst()
-        guard let space = requestLine.firstIndex(of: " "), let version = requestLine.range(of: " HTTP/1.1", options: .backwards)
+        guard let space = requestLine.firstIndex(of: " "),
+            let version = requestLine.range(of: " HTTP/1.1", options: .backwards)
         else { throw VectorFiles.NotFound(description: "bad request line \(requestLine)") }
         method = String(requestLine[..<space])
         let target = String(requestLine[requestLine.index(after: space)..<version.lowerBound])

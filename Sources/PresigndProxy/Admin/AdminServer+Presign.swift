@@ -15,17 +15,15 @@ struct AdminAPISettings: Sendable {
     var corsAllowedOrigins: [String] = []
 }
 
-/// An admin answer with extra headers.
-struct AdminResponse {
-    var status: Int
-    var contentType = "application/json"
-    var body: [UInt8]
-    var headers: [(String, String)] = []
+extension LocalResponse {
+    /// An admin answer in JSON (the presign API): `json` and a newline.
+    init(status: Int, json: String, headers: [(name: String, value: String)] = []) {
+        self.init(status: status, contentType: "application/json", body: Array((json + "\n").utf8), headers: headers)
+    }
 
-    init(status: Int, json: String, headers: [(String, String)] = []) {
-        self.status = status
-        self.body = Array((json + "\n").utf8)
-        self.headers = headers
+    /// An admin answer in plain text (`/healthz`, `/readyz`, errors): `text` and a newline.
+    init(status: Int, text: String, headers: [(name: String, value: String)] = []) {
+        self.init(status: status, contentType: "text/plain", body: Array((text + "\n").utf8), headers: headers)
     }
 }
 
@@ -59,22 +57,23 @@ extension AdminServer {
         head.target.split(separator: "?", maxSplits: 1).first.map(String.init) == Self.presignPath
     }
 
-    func tooLarge(_ head: RequestHead) -> AdminResponse {
+    func tooLarge(_ head: RequestHead) -> LocalResponse {
         let failure = PresignFailure(
             status: 413, code: "EntityTooLarge", field: "", message: "the body is larger than 64 KiB")
-        return AdminResponse(status: 413, json: failure.json, headers: corsHeaders(for: head) ?? [])
+        return LocalResponse(status: 413, json: failure.json, headers: corsHeaders(for: head) ?? [])
     }
 
     /// Answers one presign API request whose body has been read.
-    func respondPresign(head: RequestHead, body: [UInt8], isLoopbackPeer: Bool) -> AdminResponse {
+    func respondPresign(head: RequestHead, body: [UInt8], isLoopbackPeer: Bool) -> LocalResponse {
         let api = daemon.settings.adminAPI
         func error(
-            _ status: Int, _ code: String, _ field: String, _ message: String, _ headers: [(String, String)] = []
+            _ status: Int, _ code: String, _ field: String, _ message: String,
+            _ headers: [(name: String, value: String)] = []
         )
-            -> AdminResponse
+            -> LocalResponse
         {
             let failure = PresignFailure(status: status, code: code, field: field, message: message)
-            return AdminResponse(status: status, json: failure.json, headers: headers + [("Cache-Control", "no-store")])
+            return LocalResponse(status: status, json: failure.json, headers: headers + [("Cache-Control", "no-store")])
         }
         // CORS (Fetch standard §3.2): a browser origin must be listed; other callers send no Origin.
         guard let cors = corsHeaders(for: head) else {
@@ -88,9 +87,8 @@ extension AdminServer {
                     ("Access-Control-Allow-Headers", "authorization, content-type"), ("Access-Control-Max-Age", "600"),
                 ]
             }
-            var response = AdminResponse(status: 204, json: "", headers: headers + [("Allow", "POST, OPTIONS")])
-            response.body = []
-            return response
+            return LocalResponse(
+                status: 204, contentType: "application/json", headers: headers + [("Allow", "POST, OPTIONS")])
         }
         guard head.method == "POST" else {
             return error(405, "MethodNotAllowed", "", "use POST", cors + [("Allow", "POST, OPTIONS")])
@@ -117,7 +115,7 @@ extension AdminServer {
             }
         }
         let mediaType = (head.headers["content-type"] ?? "").split(separator: ";").first.map {
-            String($0.trimmingSpaces()).lowercased()
+            ASCII.lowercased(String($0.trimmingSpaces()))
         }
         guard mediaType == "application/json" else {
             return error(415, "UnsupportedMediaType", "content-type", "send Content-Type: application/json", cors)
@@ -130,11 +128,11 @@ extension AdminServer {
                 "Presigned link issued",
                 metadata: ["bucket": link.bucket, "http.method": link.method, "expires.s": String(link.expiresIn)])
         }
-        return AdminResponse(status: result.status, json: result.body, headers: cors + [("Cache-Control", "no-store")])
+        return LocalResponse(status: result.status, json: result.body, headers: cors + [("Cache-Control", "no-store")])
     }
 
     /// CORS response headers: `[]` without an `Origin`, nil when the origin is not allowed.
-    func corsHeaders(for head: RequestHead) -> [(String, String)]? {
+    func corsHeaders(for head: RequestHead) -> [(name: String, value: String)]? {
         guard let origin = head.headers["origin"] else { return [] }
         let allowed = daemon.settings.adminAPI.corsAllowedOrigins
         guard allowed.contains("*") || allowed.contains(origin) else { return nil }
@@ -143,24 +141,28 @@ extension AdminServer {
 
     /// `Bearer TOKEN` (RFC 6750 §2.1; the scheme is case-insensitive).
     static func bearerToken(_ value: String?) -> String? {
-        guard let value, value.count > 7, value.prefix(7).lowercased() == "bearer " else { return nil }
-        let token = value.dropFirst(7).trimmingSpaces()
+        guard let value, value.utf8.count > 7, ASCII.equalsLowercase(value.utf8.prefix(7), "bearer ") else {
+            return nil
+        }
+        let token = Substring(value.utf8.dropFirst(7)).trimmingSpaces()
         return token.isEmpty ? nil : String(token)
     }
 
-    /// Compares without an early exit, so the time taken does not reveal how much of the token matched.
+    /// Compares without an early exit, so the time taken does not reveal how much of the token matched (it
+    /// depends on the expected token's length only).
     static func constantTimeEquals(_ presented: [UInt8], _ expected: [UInt8]) -> Bool {
         guard !expected.isEmpty else { return false }
-        var difference = UInt8(truncatingIfNeeded: presented.count ^ expected.count)
+        // The lengths' XOR is kept whole: folded into a byte, lengths 256 apart compared equal (bug b).
+        var difference = presented.count ^ expected.count
         for index in expected.indices {
-            difference |= expected[index] ^ (index < presented.count ? presented[index] : 0)
+            difference |= Int(expected[index] ^ (index < presented.count ? presented[index] : 0))
         }
         return difference == 0
     }
 
     /// `localhost` or an IP literal, with an optional port.
     static func isLocalHost(_ host: String?) -> Bool {
-        guard var host = host?.lowercased(), !host.isEmpty else { return false }
+        guard var host = host.map(ASCII.lowercased), !host.isEmpty else { return false }
         if host.hasPrefix("[") {
             guard let close = host.firstIndex(of: "]") else { return false }
             return IPAddress(String(host[host.index(after: host.startIndex)..<close])) != nil

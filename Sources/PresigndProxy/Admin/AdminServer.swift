@@ -45,31 +45,30 @@ final class AdminServer {
         connections.removeValue(forKey: ObjectIdentifier(connection))
     }
 
-    func close() {
+    deinit {
         if let listener { evconnlistener_free(listener) }
-        listener = nil
     }
 
-    /// Status, content type and body for an admin request.
-    fileprivate func respond(to head: RequestHead) -> (Int, String, [UInt8]) {
+    /// The answer to an admin request other than the presign API's.
+    fileprivate func respond(to head: RequestHead) -> LocalResponse {
         let path = head.target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.target
         guard head.method == "GET" || head.method == "HEAD" else {
-            return (405, "text/plain", Array("method not allowed\n".utf8))
+            return LocalResponse(status: 405, text: "method not allowed", headers: [("Allow", "GET, HEAD")])
         }
         switch path {
         case "/healthz":
-            return (200, "text/plain", Array("ok\n".utf8))
+            return LocalResponse(status: 200, text: "ok")
         case "/readyz":
             let ready = daemon.health.snapshot().isReady && !daemon.isDraining
-            return ready ? (200, "text/plain", Array("ready\n".utf8)) : (503, "text/plain", Array("not ready\n".utf8))
+            return ready ? LocalResponse(status: 200, text: "ready") : LocalResponse(status: 503, text: "not ready")
         case "/metrics":
             let workers = daemon.metricSnapshots()
             let text =
                 MetricsText.render(workers: workers, health: daemon.health.snapshot())
                 + MetricsText.renderPresign(links: presign.linksIssued, workers: workers)
-            return (200, "text/plain; version=0.0.4", Array(text.utf8))
+            return LocalResponse(status: 200, contentType: "text/plain; version=0.0.4", body: Array(text.utf8))
         default:
-            return (404, "text/plain", Array("not found\n".utf8))
+            return LocalResponse(status: 404, text: "not found")
         }
     }
 }
@@ -121,7 +120,7 @@ private final class AdminConnection {
                     try decoder.next(segment, available: available)
                 }
             } catch {
-                write(status: error.status, contentType: "text/plain", body: Array("bad request\n".utf8), isHead: false)
+                write(LocalResponse(status: error.status, text: "bad request"), answering: "")
                 return
             }
             switch output {
@@ -132,22 +131,21 @@ private final class AdminConnection {
                 EvBuffer.drain(input, consumed)
                 if server.isPresignPath(head) {
                     if case .contentLength(let length) = decoder.framing, length > AdminServer.maxBodyBytes {
-                        write(server.tooLarge(head))
+                        write(server.tooLarge(head), answering: head.method)
                         return
                     }
                     pendingHead = head  // the body follows; answered at `.end`
                     if decoder.expectsContinue {
-                        EvBuffer.add(bufferevent_get_output(bev)!, "HTTP/1.1 100 Continue\r\n\r\n")
+                        EvBuffer.add(bufferevent_get_output(bev)!, LocalResponse.interimContinue)
                     }
                     continue
                 }
-                let (status, type, body) = server.respond(to: head)
-                write(status: status, contentType: type, body: body, isHead: head.method == "HEAD")
+                write(server.respond(to: head), answering: head.method)
                 return
             case .body(let skip, let count):
                 EvBuffer.drain(input, skip)
                 guard pendingHead != nil, body.count + count <= AdminServer.maxBodyBytes else {
-                    if let head = pendingHead { write(server.tooLarge(head)) }
+                    if let head = pendingHead { write(server.tooLarge(head), answering: head.method) }
                     return
                 }
                 body += EvBuffer.copyPrefix(input, count)
@@ -156,28 +154,21 @@ private final class AdminConnection {
             case .end(let consumed):
                 EvBuffer.drain(input, consumed)
                 guard let head = pendingHead else { return }
-                write(server.respondPresign(head: head, body: body, isLoopbackPeer: isLoopbackPeer))
+                write(
+                    server.respondPresign(head: head, body: body, isLoopbackPeer: isLoopbackPeer),
+                    answering: head.method)
                 return
             }
         }
     }
 
-    private func write(_ response: AdminResponse) {
-        write(
-            status: response.status, contentType: response.contentType, body: response.body, isHead: false,
-            headers: response.headers)
-    }
-
-    private func write(
-        status: Int, contentType: String, body: [UInt8], isHead: Bool, headers: [(String, String)] = []
-    ) {
+    /// Sends the one answer this connection gets; it closes once the answer is flushed (`drained`).
+    private func write(_ response: LocalResponse, answering method: String) {
         answered = true
         bufferevent_disable(bev, Int16(EV_READ))
-        var bytes = Array("HTTP/1.1 \(status) \(HTTPEncoder.reasonPhrase(for: status))\r\n".utf8)
-        for (name, value) in headers { bytes += Array("\(name): \(value)\r\n".utf8) }
-        bytes += Array("Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8)
-        if !isHead { bytes += body }
-        EvBuffer.add(bufferevent_get_output(bev)!, bytes)
+        var response = response
+        response.closesConnection = true
+        EvBuffer.add(bufferevent_get_output(bev)!, response.encoded(answering: method))
     }
 
     func drained() {

@@ -1,3 +1,4 @@
+import PresigndHTTP1
 import PresigndSigV4
 
 /// The presign policy (issue 7): the bucket's `access`, `allowed_methods`, `allowed_prefixes`,
@@ -18,7 +19,7 @@ extension PresignService {
                     status: 404, code: "NoSuchBucket", field: "bucket",
                     message: "bucket '\(request.bucket)' is not configured"))
         }
-        let method = request.method.uppercased()
+        let method = ASCII.uppercased(request.method)
         guard presignableMethods.contains(method) else {
             return .failure(.invalid("method", "method must be GET, HEAD, PUT or DELETE, got '\(request.method)'"))
         }

@@ -1,4 +1,5 @@
 import PresigndConfig
+import PresigndHTTP1
 import PresigndSigV4
 
 /// What a caller asks to presign: the API's JSON body or `presignd presign`'s options.
@@ -112,9 +113,6 @@ public final class PresignService {
         self.init(settings: try DaemonPlan(configuration: configuration).settings)
     }
 
-    /// The configured bucket names, in file order.
-    public var bucketNames: [String] { settings.router.routes.map(\.name) }
-
     /// The upstream name a bucket is served by.
     public func upstreamName(ofBucket name: String) -> String? {
         settings.router.routes.first { $0.name == name }.map { settings.upstreams[$0.upstreamIndex].name }
@@ -127,7 +125,7 @@ public final class PresignService {
         case .failure(let failure): return .failure(failure)
         case .success(let found): route = found
         }
-        let method = request.method.uppercased()
+        let method = ASCII.uppercased(request.method)
         let expires = request.expires ?? min(Self.defaultExpiry, route.maxPresignExpiry)
         let upstream = settings.upstreams[route.upstreamIndex]
         var query: [QueryParameter] = request.responseOverrides.map { QueryParameter(name: $0.name, value: $0.value) }

@@ -1,4 +1,5 @@
 import PresigndConfig
+import PresigndHTTP1
 import PresigndSigV4
 
 extension DaemonPlan {
@@ -13,13 +14,10 @@ extension DaemonPlan {
             guard let upstream = configuration.upstreams[name] else { continue }
             let usesTLS = upstream.endpoint.scheme == .https
             let tls = usesTLS ? try TLSClientContext(caFile: upstream.caFile, verifiesPeer: upstream.verifyTLS) : nil
-            let credentials = Credentials(
-                accessKeyID: upstream.credentials.accessKeyID,
-                secretAccessKey: Secret(upstream.credentials.secretAccessKey.revealed),
-                sessionToken: upstream.credentials.sessionToken.map { Secret($0.revealed) })
             var target = UpstreamTarget(
                 name: name, usesTLS: usesTLS, host: upstream.endpoint.host, port: upstream.endpoint.port,
-                hostHeader: upstream.endpoint.hostHeader, region: upstream.region, credentials: credentials, tls: tls)
+                hostHeader: upstream.endpoint.hostHeader, region: upstream.region,
+                credentials: upstream.credentials.signing, tls: tls)
             target.connectTimeoutMilliseconds = upstream.connectTimeout.milliseconds
             target.firstByteTimeoutMilliseconds = upstream.firstByteTimeout.milliseconds
             target.idleTimeoutMilliseconds = upstream.idleTimeout.milliseconds
@@ -36,8 +34,10 @@ extension DaemonPlan {
                 ))
             if usesTLS && !upstream.verifyTLS {
                 summary.append(
-                    ("TLS verification is OFF for this upstream: anyone on the path can read your requests",
-                     [("upstream", name)]))
+                    (
+                        "TLS verification is OFF for this upstream: anyone on the path can read your requests",
+                        [("upstream", name)]
+                    ))
             }
         }
         var routes: [BucketRoute] = []
@@ -46,7 +46,7 @@ extension DaemonPlan {
             var route = BucketRoute(
                 name: bucket.name, upstreamIndex: upstreamIndex, mount: Array(bucket.mount.utf8),
                 isReadOnly: bucket.access == .readOnly)
-            route.allowedMethods = Set(bucket.allowedMethods.map { $0.uppercased() })
+            route.allowedMethods = Set(bucket.allowedMethods.map(ASCII.uppercased))
             route.allowedPrefixes = bucket.allowedPrefixes
             route.maxUploadSize = bucket.maxUploadSize
             route.plusInPathIsSpace = bucket.plusInPathIsSpace

@@ -133,7 +133,9 @@ final class WorkerMetrics: Sendable {
     func snapshot() -> Counters {
         var copy = counters.withLock { $0 }
         copy.inFlight = max(0, started.load(ordering: .acquiring) - copy.endedInFlight)
-        for slot in copy.upstreamSlots.indices { copy.upstreamSlots[slot].idleConnections = copy.idleGauges[slot].value }
+        for slot in copy.upstreamSlots.indices {
+            copy.upstreamSlots[slot].idleConnections = copy.idleGauges[slot].value
+        }
         return copy
     }
 
@@ -162,16 +164,31 @@ final class WorkerMetrics: Sendable {
         started.store(started.load(ordering: .relaxed) + 1, ordering: .releasing)
     }
 
-    /// A request ended. `wasInFlight` is false for requests answered locally before an exchange began.
     private static let statusClasses = ["1xx", "2xx", "3xx", "4xx", "5xx"]
 
+    /// The `method` label: one of the methods S3 clients use, or "other". The client chooses the method, so
+    /// taking it as sent would let any client add series without bound (bug c). Methods are case-sensitive
+    /// (RFC 9110 §9.1): `get` is "other".
+    static func methodLabel(_ method: String) -> String {
+        switch method {
+        case "GET": "GET"
+        case "HEAD": "HEAD"
+        case "PUT": "PUT"
+        case "POST": "POST"
+        case "DELETE": "DELETE"
+        case "OPTIONS": "OPTIONS"
+        default: "other"
+        }
+    }
+
+    /// A request ended. `wasInFlight` is false for requests answered locally before an exchange began.
     func requestEnded(
         bucket: String, method: String, status: Int, bytesIn: Int, bytesOut: Int, durationMicros: Int,
         wasInFlight: Bool = true, upstreamSlot: Int? = nil, upstreamLatencyMicros: Int? = nil,
         reusedConnections: Int = 0
     ) {
         let statusClass = status >= 100 && status < 600 ? Self.statusClasses[status / 100 - 1] : "none"
-        let key = RequestKey(bucket: bucket, method: method, statusClass: statusClass)
+        let key = RequestKey(bucket: bucket, method: Self.methodLabel(method), statusClass: statusClass)
         counters.withLock {
             if wasInFlight { $0.endedInFlight += 1 }
             $0.countRequest(key)

@@ -33,14 +33,8 @@ enum RewriteDecision {
 /// Turns a client's head into the upstream request (DESIGN §2 RequestRewriter): route, policy,
 /// target URL, hop-by-hop and client-auth headers stripped. Pure: no I/O, no clock.
 enum RequestRewriter {
-    static func prepare(
-        head: RequestHead, framing: BodyFraming, settings: ProxySettings
-    ) -> Result<RewriteDecision, ProxyError> {
-        Result { () throws(ProxyError) in try rewrite(head: head, framing: framing, settings: settings) }
-    }
-
-    /// `prepare` as a throwing function, for the hot path: the decision is returned as itself, not inside a
-    /// `Result` whose destruction goes through the runtime's generic value witnesses on every request.
+    /// The decision for `head`, or the error to answer it with. Typed throws rather than a `Result`: on the hot
+    /// path a `Result`'s destruction goes through the runtime's generic value witnesses on every request.
     static func rewrite(
         head: RequestHead, framing: BodyFraming, settings: ProxySettings
     ) throws(ProxyError) -> RewriteDecision {
@@ -168,15 +162,11 @@ enum RequestRewriter {
         var name = name
         return name.withUTF8 { bytes in
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { lower in
-                for index in bytes.indices {
-                    let byte = bytes[index]
-                    lower[index] = byte &- 0x41 < 26 ? byte | 0x20 : byte
-                }
+                for index in bytes.indices { lower[index] = ASCII.lowercased(bytes[index]) }
                 let lower = UnsafeBufferPointer(lower)
-                if ASCIIName.equals(lower, lowercase: "x-amz-content-sha256") { return .payloadHash }
-                if ASCIIName.equals(lower, lowercase: "content-length")
-                    || ASCIIName.equals(lower, lowercase: "transfer-encoding")
-                    || ASCIIName.equals(lower, lowercase: "host")
+                if ASCII.equalsLowercase(lower, "x-amz-content-sha256") { return .payloadHash }
+                if ASCII.equalsLowercase(lower, "content-length") || ASCII.equalsLowercase(lower, "transfer-encoding")
+                    || ASCII.equalsLowercase(lower, "host")
                 {
                     return .drop
                 }
@@ -184,7 +174,7 @@ enum RequestRewriter {
                     return .drop
                 }
                 if HeaderPolicy.rule(forLowercasedName: lower) == .strip { return .drop }
-                return ASCIIName.equals(lower, lowercase: "x-amz-copy-source") ? .copySource : .forward
+                return ASCII.equalsLowercase(lower, "x-amz-copy-source") ? .copySource : .forward
             }
         }
     }
@@ -196,7 +186,7 @@ enum RequestRewriter {
         headers: inout [(name: String, value: String)]
     ) -> Result<BodyPlan, ProxyError> {
         let encodings = head.headers.values("content-encoding").flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingSpaces().lowercased() }
+            .map { ASCII.lowercased(String($0.trimmingSpaces())) }
         let streamingPayload =
             payload == .streamingSigned || payload == .streamingSignedTrailer || payload == .streamingUnsignedTrailer
         let isAWSChunked = encodings.contains("aws-chunked") || streamingPayload
@@ -219,8 +209,9 @@ enum RequestRewriter {
         }
         // Unwrapped: the upstream sees a plain body; the trailer's checksum becomes a header later.
         headers.removeAll { header in
-            let name = header.name.lowercased()
-            return name == "x-amz-decoded-content-length" || name == "x-amz-trailer" || name == "content-encoding"
+            ASCII.equalsLowercase(header.name, "x-amz-decoded-content-length")
+                || ASCII.equalsLowercase(header.name, "x-amz-trailer")
+                || ASCII.equalsLowercase(header.name, "content-encoding")
         }
         let remaining = encodings.filter { $0 != "aws-chunked" && !$0.isEmpty }
         if !remaining.isEmpty { headers.append(("Content-Encoding", remaining.joined(separator: ","))) }
@@ -232,17 +223,18 @@ enum RequestRewriter {
     static func originForm(of head: RequestHead) -> Result<Substring, ProxyError> {
         let target = head.target
         if target.hasPrefix("/") { return .success(target[...]) }
-        let lower = target.lowercased()
-        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+        // RFC 3986 §3.1, §3.2.2: scheme and host are case-insensitive.
+        let isHTTP = ASCII.equalsLowercase(target.utf8.prefix(7), "http://")
+        guard isHTTP || ASCII.equalsLowercase(target.utf8.prefix(8), "https://") else {
             return .failure(.badRequest("unsupported request target form"))
         }
-        let afterScheme = target[target.index(target.startIndex, offsetBy: lower.hasPrefix("http://") ? 7 : 8)...]
-        let slash = afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex
-        let authority = afterScheme[..<slash].lowercased()
-        guard let host = head.headers["host"], host.lowercased() == authority else {
+        let afterScheme = target.utf8.dropFirst(isHTTP ? 7 : 8)
+        let slash = afterScheme.firstIndex(of: UInt8(ascii: "/")) ?? afterScheme.endIndex
+        let authority = Substring(afterScheme[..<slash])
+        guard let host = head.headers["host"], ASCII.equalsIgnoringCase(host, String(authority)) else {
             return .failure(.badRequest("absolute-form target names a host other than presignd"))
         }
-        return .success(slash == afterScheme.endIndex ? "/" : afterScheme[slash...])
+        return .success(slash == afterScheme.endIndex ? "/" : Substring(afterScheme[slash...]))
     }
 
     /// Splits `path?query`; the fragment is never sent (SIGV4-S3-RULES §3).

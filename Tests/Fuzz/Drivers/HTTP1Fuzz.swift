@@ -1,7 +1,13 @@
-/// libFuzzer entry points: each drives a decoder over arbitrary bytes three ways (all at once, in short
+import PresigndHTTP1
+
+/// The HTTP/1 decoders' fuzz drivers: each drives a decoder over arbitrary bytes three ways (all at once, in short
 /// segments, and arriving a few bytes at a time, sizes derived from the data) and checks with `precondition` that
 /// every output keeps the caller contract, that decoding makes progress, and that all three ways agree.
 /// Limits are small so the limit paths are reached.
+///
+/// Compiled into the libFuzzer targets by `scripts/fuzz.sh` (each harness in `Targets/` calls one entry point) and,
+/// as the test-only module `PresigndFuzzDrivers`, into the unit tests (`HTTP1FuzzTests`): never into a shipped
+/// module.
 public enum HTTP1Fuzz {
     static let limits = DecoderLimits(
         maxRequestLineBytes: 64, maxHeaderBytes: 256, maxHeaderCount: 8, maxChunkLineBytes: 32, maxTrailerBytes: 64)

@@ -1,3 +1,5 @@
+import PresigndHTTP1
+
 /// Plays the I/O layer's part over a byte string for `HTTP1Fuzz`: shows a decoder the first segment of a
 /// simulated buffer, drains and moves bytes as told, and checks every output against the contract.
 struct FuzzDriver<Head: Equatable> {

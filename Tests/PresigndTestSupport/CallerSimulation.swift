@@ -2,35 +2,35 @@ import PresigndHTTP1
 
 /// How the simulated caller offers bytes: all at once, arriving one byte at a time, or fully buffered but in
 /// short segments (a libevent buffer's chain), so every decoder case runs each way.
-enum Feed: CaseIterable, CustomStringConvertible, Sendable {
+public enum Feed: CaseIterable, CustomStringConvertible, Sendable {
     case whole, oneByteAtATime, threeByteSegments
 
-    var segment: Int { self == .threeByteSegments ? 3 : Int.max }
-    var arrival: Int { self == .oneByteAtATime ? 1 : Int.max }
-    var description: String { "\(self == .whole ? "whole" : self == .oneByteAtATime ? "1-byte" : "3-byte-seg")" }
+    public var segment: Int { self == .threeByteSegments ? 3 : Int.max }
+    public var arrival: Int { self == .oneByteAtATime ? 1 : Int.max }
+    public var description: String { "\(self == .whole ? "whole" : self == .oneByteAtATime ? "1-byte" : "3-byte-seg")" }
 }
 
-/// One decoded message as the caller saw it.
-struct Message<Head: Equatable>: Equatable {
-    var head: Head
-    var framing: BodyFraming
-    var isKeepAlive: Bool
-    var expectsContinue = false
-    var body: [UInt8] = []
-    var trailers = HTTPHeaders()
-    var isComplete = false
+/// One decoded message as the caller saw it (made by the decode helpers here, read by the tests).
+public struct Message<Head: Equatable>: Equatable {
+    public var head: Head
+    public var framing: BodyFraming
+    public var isKeepAlive: Bool
+    public var expectsContinue = false
+    public var body: [UInt8] = []
+    public var trailers = HTTPHeaders()
+    public var isComplete = false
 
-    var bodyText: String { String(decoding: body, as: UTF8.self) }
+    public var bodyText: String { String(decoding: body, as: UTF8.self) }
 }
 
 /// Everything decoded from one input, and the error that stopped it, if any.
-struct Transcript<Head: Equatable>: Equatable {
-    var messages: [Message<Head>] = []
-    var error: HTTPParseError?
+public struct Transcript<Head: Equatable>: Equatable {
+    public var messages: [Message<Head>] = []
+    public var error: HTTPParseError?
 }
 
 /// What a decoder said, with the decoder state the caller reads at that moment.
-enum Said<Head: Equatable> {
+public enum Said<Head: Equatable> {
     case needMore(Int)
     case head(Message<Head>, Int)
     case body(skip: Int, count: Int)
@@ -39,8 +39,9 @@ enum Said<Head: Equatable> {
 
 /// Plays the I/O layer: keeps `data` as its buffer, shows the decoder a first segment, drains framing bytes and
 /// moves body bytes exactly as told, and checks the contract on every output.
-func simulate<Head: Equatable>(
-    _ data: [UInt8], feed: Feed, startingWith initial: [Message<Head>] = [], _ next: (UnsafeRawBufferPointer, Int) throws(HTTPParseError) -> Said<Head>
+public func simulate<Head: Equatable>(
+    _ data: [UInt8], feed: Feed, startingWith initial: [Message<Head>] = [],
+    _ next: (UnsafeRawBufferPointer, Int) throws(HTTPParseError) -> Said<Head>
 ) -> Transcript<Head> {
     var transcript = Transcript<Head>(messages: initial)
     var start = 0

@@ -2,7 +2,7 @@ import PresigndHTTP1
 import Testing
 
 /// Decodes requests from `text` fed one way.
-func decodeRequests(_ bytes: [UInt8], feed: Feed, limits: DecoderLimits = .init()) -> Transcript<RequestHead> {
+public func decodeRequests(_ bytes: [UInt8], feed: Feed, limits: DecoderLimits = .init()) -> Transcript<RequestHead> {
     var decoder = RequestDecoder(limits: limits)
     return simulate(bytes, feed: feed) { (input, available) throws(HTTPParseError) -> Said<RequestHead> in
         said(try decoder.next(input, available: available), by: decoder)
@@ -10,7 +10,7 @@ func decodeRequests(_ bytes: [UInt8], feed: Feed, limits: DecoderLimits = .init(
 }
 
 /// What the caller saw of one `RequestDecoder.next` output (the decoder's state read right after it).
-func said(_ output: DecoderOutput, by decoder: RequestDecoder) -> Said<RequestHead> {
+public func said(_ output: DecoderOutput, by decoder: RequestDecoder) -> Said<RequestHead> {
     switch output {
     case .needMore(let consumed):
         return .needMore(consumed)
@@ -27,11 +27,11 @@ func said(_ output: DecoderOutput, by decoder: RequestDecoder) -> Said<RequestHe
 }
 
 /// Decodes requests fed every way, expects the same transcript each time, and returns it.
-func decodeRequests(_ text: String, limits: DecoderLimits = .init()) -> Transcript<RequestHead> {
+public func decodeRequests(_ text: String, limits: DecoderLimits = .init()) -> Transcript<RequestHead> {
     decodeRequests(Array(text.utf8), limits: limits)
 }
 
-func decodeRequests(_ bytes: [UInt8], limits: DecoderLimits = .init()) -> Transcript<RequestHead> {
+public func decodeRequests(_ bytes: [UInt8], limits: DecoderLimits = .init()) -> Transcript<RequestHead> {
     let whole = decodeRequests(bytes, feed: .whole, limits: limits)
     for feed in Feed.allCases.dropFirst() {
         #expect(decodeRequests(bytes, feed: feed, limits: limits) == whole, "fed \(feed)")
@@ -40,7 +40,7 @@ func decodeRequests(_ bytes: [UInt8], limits: DecoderLimits = .init()) -> Transc
 }
 
 /// Decodes responses to `methods` (one per final response; the last repeats) fed one way.
-func decodeResponses(_ bytes: [UInt8], methods: [String], feed: Feed, rawFields: Bool = false)
+public func decodeResponses(_ bytes: [UInt8], methods: [String], feed: Feed, rawFields: Bool = false)
     -> Transcript<ResponseHead>
 {
     var decoder = ResponseDecoder()
@@ -62,7 +62,7 @@ func decodeResponses(_ bytes: [UInt8], methods: [String], feed: Feed, rawFields:
     }
 }
 
-func decodeResponses(_ text: String, methods: [String] = ["GET"], rawFields: Bool = false)
+public func decodeResponses(_ text: String, methods: [String] = ["GET"], rawFields: Bool = false)
     -> Transcript<ResponseHead>
 {
     let bytes = Array(text.utf8)
@@ -74,7 +74,7 @@ func decodeResponses(_ text: String, methods: [String] = ["GET"], rawFields: Boo
 }
 
 /// Decodes an aws-chunked payload fed every way; the transcript has one pseudo-message holding the payload.
-func decodeAWSChunked(_ bytes: [UInt8]) -> (transcript: Transcript<Int>, decoder: AWSChunkedDecoder) {
+public func decodeAWSChunked(_ bytes: [UInt8]) -> (transcript: Transcript<Int>, decoder: AWSChunkedDecoder) {
     var results: [(Transcript<Int>, AWSChunkedDecoder)] = []
     for feed in Feed.allCases {
         var decoder = AWSChunkedDecoder()

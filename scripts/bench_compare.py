@@ -49,7 +49,9 @@ allocator does not flatter or penalise the next. Then it prints presignd / best-
 medians, and for rates and CPU also within each repetition, which shows how far the machine's noise reaches) and a
 PASS/FAIL line per issue-8 target; with --baseline also presignd / baseline ratios and a PASS/FAIL line per issue-18
 target (proxy CPU per request on the SDK and TLS rows <= 1.10x, 1 GiB GET and PUT MiB/s >= 0.90x, peak RSS with
-N big GETs at once <= 32 MiB, idle RSS per connection <= 1.05x: 5% for the noise of RSS accounting).
+N big GETs at once <= 32 MiB, idle RSS per connection <= 1.05x: 5% for the noise of RSS accounting), judged on the
+median of the per-repetition ratios when there are two or more repetitions (each pair ran back to back, so a slow
+drift of the machine cancels), else on the ratio of the medians.
 
 Usage:
   scripts/bench_compare.py [--quick] [--presignd PATH] [--baseline PATH] [--presignd-bench PATH]
@@ -1082,18 +1084,24 @@ def main():
             if p.get(metric) is not None and den:
                 out.append(p[metric] / den)
         return out
-    def ratio(label, values, higher_is_better, runs=None, metric=None, dens=NGINX, den_label="best nginx"):
+    def ratio(label, values, higher_is_better, runs=None, metric=None, dens=NGINX, den_label="best nginx",
+              paired=False):
+        """Prints presignd / the best of `dens` (of the medians, and within each repetition) and returns the ratio
+        of the medians; with paired=True and two or more repetitions, the median of the per-repetition ratios
+        instead (each pair ran back to back, so slow drift of the machine cancels)."""
         p = values.get("presignd")
         best = pick([values.get(n) for n in dens], higher_is_better)
         if p is None or best is None:
             return None
         r = p / best if best else float("inf")
         spread = ""
-        if runs is not None and len(runs.get("presignd", [])) > 1:
-            spread = "  per rep " + " ".join(f"{x:.2f}" for x in rep_ratios(runs, metric, higher_is_better,
-                                                                             "presignd", dens))
+        per_rep = rep_ratios(runs, metric, higher_is_better, "presignd", dens) if runs is not None else []
+        if len(per_rep) > 1:
+            spread = "  per rep " + " ".join(f"{x:.2f}" for x in per_rep)
+            if paired:
+                spread += f"  median {statistics.median(per_rep):.2f}"
         print(f"  {label:<40} presignd {p:10.2f}  {den_label} {best:10.2f}  ratio {r:5.2f}{spread}")
-        return r
+        return statistics.median(per_rep) if paired and len(per_rep) > 1 else r
     def wrk_runs(key):
         return {t: wrk_res[(t, key)] for t in targets}
     def stream_runs(method, parallel):
@@ -1148,8 +1156,9 @@ def main():
 
     if paired:
         print()
-        print("presignd / baseline, NEW / OLD (>1 is better for rates, <1 for costs; per rep: the two ran back to back):")
-        vs_old = {"dens": ("baseline",), "den_label": "baseline"}
+        print("presignd / baseline, NEW / OLD (>1 is better for rates, <1 for costs; per rep: the two ran back to back;"
+              " the issue-18 lines judge the median of the per-rep ratios when there are two or more):")
+        vs_old = {"dens": ("baseline",), "den_label": "baseline", "paired": True}
         if "wrk" in phases:
             for wrow in wrk_rows:
                 runs = wrk_runs(wrow.key)

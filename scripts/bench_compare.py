@@ -94,6 +94,11 @@ NGINX = ("nginx-4k", "nginx-64k")
 PRESIGNDS = ("presignd", "baseline")  # --presignd (NEW) and --baseline (OLD)
 ALL_TARGETS = ("direct",) + NGINX + PRESIGNDS
 PUT_OK = (200, 201, 204)
+# Idle keep-alive time of every pool and listener, longer than any pause of a run: a pool that a target does not use
+# for a while (the plain one during the TLS rows, the TLS one during the plain rows: over a minute at the defaults)
+# must not be closed by the 60 s defaults of nginx's upstream keepalive_timeout and presignd's idle_timeout, or the
+# next row pays 64 new connections (TLS handshakes on the TLS rows).
+IDLE_TIMEOUT = "3600s"
 TLS_BUCKET = "benchtls"  # the origin's TLS port serves it (a symlink to bench/); presignd's bucket of that name
 
 
@@ -266,7 +271,7 @@ http {{
     uwsgi_temp_path {dir}/uwsgi;
     scgi_temp_path {dir}/scgi;
     keepalive_requests 1000000;
-    keepalive_timeout 300s;
+    keepalive_timeout {idle};
 {http}
 }}
 """
@@ -293,7 +298,7 @@ def start_nginx(name, workdir, http_block, port):
     body = http_block.pop("body", os.path.join(d, "body"))
     conf = os.path.join(d, "nginx.conf")
     with open(conf, "w") as f:
-        f.write(NGINX_COMMON.format(dir=d, body=body, http=http_block["text"]))
+        f.write(NGINX_COMMON.format(dir=d, body=body, http=http_block["text"], idle=IDLE_TIMEOUT))
     proc = subprocess.Popen(["taskset", "-c", SERVER_CPU, "nginx", "-c", conf, "-p", d],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_port(port, proc, name)
@@ -393,6 +398,7 @@ def start_nginx_proxy(name, workdir, port, origin_port, tuned, keepalive, sink_p
         server 127.0.0.1:{upstream_port};
         keepalive {keepalive};
         keepalive_requests 1000000;
+        keepalive_timeout {IDLE_TIMEOUT};
     }}"""
     text += f"""
     server {{
@@ -449,6 +455,7 @@ region = "us-east-1"
 access_key_id = "AKIABENCHMARK"
 secret_access_key = "bench-secret"
 max_idle_connections = {keepalive}
+idle_timeout = "{IDLE_TIMEOUT}"
 """ + (f'ca_file = "{ca_file}"\n' if ca_file else "") + f"""
 [[bucket]]
 name = "{bucket}"

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# The project's test command (README): build with warnings as errors, unit tests, end-to-end tests.
+# The project's test command (README): the release build with warnings as errors (the binary we ship), the unit
+# tests (debug build: swift test builds every target again in debug, with warnings as errors), and the end-to-end
+# tests against the release binary, so that the shipped build is the tested build.
 #   scripts/test.sh               everything
 #   scripts/test.sh -k curl       extra arguments go to pytest
+# PRESIGND_BIN=PATH runs the end-to-end tests against another binary instead (the release build is still made).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -17,12 +20,12 @@ summary() {
 }
 trap summary EXIT
 
-echo "==> swift build -Xswiftc -warnings-as-errors (debug)"
+echo "==> swift build -c release -Xswiftc -warnings-as-errors (the shipped build; the end-to-end tests run it)"
 status_build=failed
-swift build -Xswiftc -warnings-as-errors
+swift build -c release -Xswiftc -warnings-as-errors
 status_build=ok
 
-echo "==> swift test"
+echo "==> swift test -Xswiftc -warnings-as-errors (debug)"
 status_unit=failed
 unit_log="$(mktemp)"
 swift test -Xswiftc -warnings-as-errors 2>&1 | tee "$unit_log"
@@ -31,7 +34,7 @@ status_unit=ok
 unit_passed="$(sed -n 's/.*Test run with \([0-9][0-9]*\) tests\{0,1\} in .* passed.*/\1/p' "$unit_log" | tail -n 1)"
 rm -f "$unit_log"
 
-bin_dir="$(swift build --show-bin-path)"
+bin_dir="$(swift build -c release --show-bin-path)"
 export PRESIGND_BIN="${PRESIGND_BIN:-${bin_dir}/presignd}"
 echo "==> python3 -m pytest -q Tests/e2e  (PRESIGND_BIN=${PRESIGND_BIN})"
 status_e2e=failed

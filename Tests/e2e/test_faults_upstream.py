@@ -313,12 +313,22 @@ def _one_fault(daemon, faulty, kind: str) -> None:
         raise AssertionError(kind)
 
 
-def _heap_in_use(daemon) -> int:
-    with urllib.request.urlopen(f"{daemon.admin_endpoint}/metrics", timeout=5) as response:
-        text = response.read().decode()
-    found = re.search(r"^presignd_heap_in_use_bytes (\d+)$", text, re.M)
-    assert found, "presignd_heap_in_use_bytes missing from /metrics"
+def _gauge(text: str, name: str) -> int:
+    found = re.search(rf"^{name} (\d+)$", text, re.M)
+    assert found, f"{name} missing from /metrics"
     return int(found.group(1))
+
+
+def _heap_in_use(daemon) -> int:
+    """The live heap once presignd has let go of every client connection of the loop: a client's close reaches
+    presignd a moment after the upstream side's, and a connection still open holds its buffers."""
+    def metrics() -> str:
+        with urllib.request.urlopen(f"{daemon.admin_endpoint}/metrics", timeout=5) as response:
+            return response.read().decode()
+    wait_until(lambda: _gauge(metrics(), "presignd_requests_in_flight") == 0
+               and _gauge(metrics(), "presignd_client_connections_open") == 0, 10,
+               "presignd's client connections closed")
+    return _gauge(metrics(), "presignd_heap_in_use_bytes")
 
 
 @pytest.mark.parametrize("kind", ["refused", "dns", "garbage", "close_on_accept", "reset_mid_body",

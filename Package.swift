@@ -29,11 +29,11 @@ let package = Package(
         .target(name: "PresigndConfig", dependencies: ["PresigndHTTP1", "PresigndSigV4"]),
 
         // I/O edge. PresigndIO is the only module that imports CLibevent (DESIGN §3).
-        .target(name: "PresigndIO", dependencies: ["CLibevent", "COpenSSL"]),
+        .target(name: "PresigndIO", dependencies: ["CLibevent", "COpenSSL", "PresigndOpenSSL"]),
         .target(
             name: "PresigndProxy",
             dependencies: [
-                "PresigndSigV4", "PresigndHTTP1", "PresigndConfig", "PresigndIO", "CLibevent", "COpenSSL",
+                "PresigndSigV4", "PresigndHTTP1", "PresigndConfig", "PresigndIO", "PresigndOpenSSL", "COpenSSL",
             ]
         ),
 
@@ -61,7 +61,7 @@ let package = Package(
         .testTarget(
             name: "PresigndHTTP1Tests", dependencies: ["PresigndHTTP1", "PresigndFuzzDrivers", "PresigndTestSupport"]),
         .testTarget(name: "PresigndConfigTests", dependencies: ["PresigndConfig", "PresigndTestSupport"]),
-        .testTarget(name: "PresigndIOTests", dependencies: ["PresigndIO", "COpenSSL"]),
+        .testTarget(name: "PresigndIOTests", dependencies: ["PresigndIO", "COpenSSL", "PresigndTestSupport"]),
         // Runs a listener at the file-descriptor ceiling in a process of its own (PresigndIOTests.ListenerTests).
         .executableTarget(name: "presignd-io-probe", dependencies: ["PresigndIO"], path: "Tests/PresigndIOProbe"),
         .testTarget(

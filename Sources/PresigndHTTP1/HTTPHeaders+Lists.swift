@@ -23,26 +23,21 @@ extension HTTPHeaders {
     /// Whether the `Connection` list value `bytes` names a field that is not hop-by-hop already (nor `close`):
     /// a field a proxy would otherwise forward, and must not (RFC 9110 §7.6.1).
     static func listNamesForwardedField(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var start = 0
-        while start < bytes.count {
-            var end = start
-            while end < bytes.count, bytes[end] != ASCII.comma { end += 1 }
-            var low = start
-            var high = end
-            while low < high, ASCII.isWhitespace(bytes[low]) { low += 1 }
-            while high > low, ASCII.isWhitespace(bytes[high - 1]) { high -= 1 }
-            let element = UnsafeBufferPointer(rebasing: bytes[low..<high])
-            if !element.isEmpty && !ASCII.equalsLowercase(element, "close") && !ResponseHead.isHopByHopField(element) {
-                return true
-            }
-            start = end + 1
+        firstListElement(bytes) { element in
+            !element.isEmpty && !ASCII.equalsLowercase(element, "close") && !ResponseHead.isHopByHopField(element)
         }
-        return false
     }
 
     /// Whether the list value `bytes` (comma-separated, OWS around elements) names `token`, ignoring case.
     /// Runs for every message (keep-alive): no arrays, one pass over the bytes.
     static func listContains(_ bytes: UnsafeBufferPointer<UInt8>, token: StaticString) -> Bool {
+        firstListElement(bytes) { ASCII.equalsLowercase($0, token) }
+    }
+
+    /// Whether an element of the list value `bytes` (split at commas, OWS trimmed) satisfies `matches`.
+    private static func firstListElement(
+        _ bytes: UnsafeBufferPointer<UInt8>, where matches: (UnsafeBufferPointer<UInt8>) -> Bool
+    ) -> Bool {
         var start = 0
         while start < bytes.count {
             var end = start
@@ -51,7 +46,7 @@ extension HTTPHeaders {
             var high = end
             while low < high, ASCII.isWhitespace(bytes[low]) { low += 1 }
             while high > low, ASCII.isWhitespace(bytes[high - 1]) { high -= 1 }
-            if ASCII.equalsLowercase(UnsafeBufferPointer(rebasing: bytes[low..<high]), token) { return true }
+            if matches(UnsafeBufferPointer(rebasing: bytes[low..<high])) { return true }
             start = end + 1
         }
         return false

@@ -1,5 +1,6 @@
 internal import CLibevent
 internal import COpenSSL
+import PresigndOpenSSL
 
 #if canImport(Glibc)
     import Glibc
@@ -21,8 +22,7 @@ extension BufferEvent {
                 messages.append(OpenSSLError.describe(error))
             }
         }
-        let queued = OpenSSLError.drain()
-        if queued != "unknown error" { messages.append(queued) }
+        messages += OpenSSLError.drain("TLS").reasons
         if !isOpen {
             let verify = SSL_get_verify_result(ssl)
             if verify != X509_V_OK {

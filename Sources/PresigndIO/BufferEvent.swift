@@ -1,5 +1,6 @@
 internal import CLibevent
 internal import COpenSSL
+import PresigndOpenSSL
 
 #if canImport(Glibc)
     import Glibc
@@ -62,7 +63,7 @@ public final class BufferEvent: ByteStream {
             // libevent took neither: it fails before keeping them (or cannot allocate).
             SSL_free(ssl)
             Glibc.close(connectedFD)
-            throw .tls("bufferevent_openssl_socket_new failed: " + OpenSSLError.drain())
+            throw .tls(OpenSSLError.drain("bufferevent_openssl_socket_new failed").description)
         }
         self.bev = bev
         self.ssl = ssl

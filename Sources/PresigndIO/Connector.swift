@@ -62,7 +62,7 @@ public final class Connector {
     }
 
     deinit {
-        stop()
+        cancel()
         event_free(timer)
     }
 
@@ -70,6 +70,9 @@ public final class Connector {
     public func cancel() {
         completion = nil
         stop()
+        // A connection made but not handed over yet (it goes out on the timer's next round) is closed too.
+        if case .success(let connected) = result { Glibc.close(connected) }
+        result = nil
         LibeventEvent.remove(timer)
     }
 
@@ -107,6 +110,7 @@ public final class Connector {
             return
         }
         self.completion = nil
+        result = nil  // handed over: the socket is the caller's
         completion(outcome)
     }
 

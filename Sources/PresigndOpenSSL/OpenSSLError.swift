@@ -32,6 +32,12 @@ public struct OpenSSLError: Error, Sendable, Equatable, CustomStringConvertible 
         }
     }
 
+    /// Empties the calling thread's queue without reading it (after calls whose failure is not an error, such as
+    /// `SSL_shutdown` on a connection the peer already closed).
+    public static func clear() {
+        ERR_clear_error()
+    }
+
     /// `operation: reason; reason`, or the operation alone when the queue held nothing.
     public var description: String {
         reasons.isEmpty ? operation : operation + ": " + reasons.joined(separator: "; ")

@@ -47,6 +47,27 @@ struct ConnectorTests {
         }
     }
 
+    /// The connected socket belongs to the completion: neither cancelling nor dropping the connector afterwards
+    /// closes it (a second close would hit whatever socket reused its number).
+    @Test func aHandedOverSocketOutlivesTheConnector() throws {
+        let loop = try EventLoop(lockless: true)
+        let listening = try ListenSocket.tcp(host: "127.0.0.1", port: 0)
+        defer { close(listening.fd) }
+        var outcome: Result<Int32, ConnectFailure>?
+        var connector: Connector? = try Connector(
+            loop: loop, host: "127.0.0.1", port: Self.port(of: listening), timeoutMilliseconds: 2000
+        ) { outcome = $0 }
+        try runLoop(loop, milliseconds: 8000) { outcome != nil }
+        guard case .success(let fd) = try #require(outcome) else {
+            Issue.record("\(String(describing: outcome))")
+            return
+        }
+        connector?.cancel()
+        connector = nil
+        #expect(fcntl(fd, F_GETFD) != -1, "the connector closed a socket it had handed over")
+        close(fd)
+    }
+
     @Test func aClosedPortIsAConnectFailure() throws {
         let loop = try EventLoop(lockless: true)
         let listening = try ListenSocket.tcp(host: "127.0.0.1", port: 0)

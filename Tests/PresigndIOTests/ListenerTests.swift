@@ -7,21 +7,6 @@ import Testing
 
 @Suite(.serialized)
 struct ListenerTests {
-    private static func connectTCP(port: Int) -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        #expect(status == 0)
-        return fd
-    }
-
     @Test func acceptsTCPConnectionsWithThePeerAddress() throws {
         let loop = try EventLoop(lockless: true)
         let socket = try ListenSocket.tcp(host: "127.0.0.1", port: 0)
@@ -30,7 +15,7 @@ struct ListenerTests {
             loop: loop, socket: socket, onAccept: { accepted.append(($0, $1)) },
             onError: { Issue.record("accept error \($0)") })
         let port = try #require(Int(socket.boundAddress.split(separator: ":").last ?? ""))
-        let clients = (0..<3).map { _ in Self.connectTCP(port: port) }
+        let clients = (0..<3).map { _ in connectLoopback(port: port) }
         defer { for fd in clients { close(fd) } }
         try runLoop(loop) { accepted.count == 3 }
         #expect(accepted.count == 3)
@@ -52,7 +37,7 @@ struct ListenerTests {
             loop: loop, socket: socket, onAccept: { fd, _ in accepted.append(fd) }, onError: { _ in })
         try listener.disable()
         let port = try #require(Int(socket.boundAddress.split(separator: ":").last ?? ""))
-        let client = Self.connectTCP(port: port)
+        let client = connectLoopback(port: port)
         defer { close(client) }
         try runLoop(loop, for: 50)
         #expect(accepted.isEmpty)
@@ -122,7 +107,7 @@ struct ListenerTests {
         let portLine = try #require(nextLine())
         let port = try #require(Int(portLine.split(separator: " ").last ?? ""), "probe said: \(portLine)")
         // Three clients wait in the backlog while the probe has no descriptor to accept them with.
-        let clients = (0..<3).map { _ in Self.connectTCP(port: port) }
+        let clients = (0..<3).map { _ in connectLoopback(port: port) }
         defer { for fd in clients { close(fd) } }
         let overload = try #require(nextLine())
         let recovered = try #require(nextLine())

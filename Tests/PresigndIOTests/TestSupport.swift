@@ -1,4 +1,5 @@
 import PresigndIO
+import PresigndTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -37,23 +38,20 @@ func socketPair() -> (Int32, Int32) {
     return (fds[0], fds[1])
 }
 
+/// A blocking TCP socket connected to 127.0.0.1:`port`.
+func connectLoopback(port: Int) -> Int32 {
+    let fd = connectToLoopback(port: port)
+    #expect(fd >= 0)
+    return fd
+}
+
 /// A connected loopback TCP pair (a reset needs TCP: SO_LINGER 0 on a unix socket is a plain close), both ends
 /// non-blocking.
 func tcpPair() throws -> (Int32, Int32) {
     let listening = try ListenSocket.tcp(host: "127.0.0.1", port: 0)
     defer { close(listening.fd) }
     let port = try #require(Int(listening.boundAddress.split(separator: ":").last ?? ""))
-    let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let status = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        }
-    }
-    #expect(status == 0)
+    let client = connectLoopback(port: port)
     var server: Int32 = -1
     for _ in 0..<1000 where server < 0 {
         server = accept(listening.fd, nil, nil)

@@ -1,3 +1,4 @@
+import PresigndIO
 import Testing
 
 @testable import PresigndProxy
@@ -18,7 +19,7 @@ import Testing
             Issue.record("a second listener on \(holder.boundAddress) was bound")
         } catch {
             #expect(
-                error.description
+                StartupError(error).description
                     == "cannot listen on 127.0.0.1:\(port): bind: Address already in use; another program (or another "
                     + "presignd) is listening there: find it with `ss -ltnp 'sport = :\(port)'` and stop it, or set a "
                     + "free port for this address in listen or admin_listen")
@@ -45,7 +46,7 @@ import Testing
             Issue.record("bound over a regular file")
         } catch {
             #expect(
-                error.description.hasSuffix(
+                StartupError(error).description.hasSuffix(
                     "something that is not a socket exists at \(path): remove it or "
                         + "choose another path in listen"))
         }

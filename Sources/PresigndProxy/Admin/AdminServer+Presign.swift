@@ -1,4 +1,3 @@
-import CLibevent
 import PresigndConfig
 import PresigndHTTP1
 import PresigndSigV4
@@ -190,15 +189,5 @@ extension AdminServer {
         while let last = line.last, last == 0x20 || last == 0x09 { line = line.dropLast() }
         while let first = line.first, first == 0x20 || first == 0x09 { line = line.dropFirst() }
         return line.isEmpty ? nil : Array(line)
-    }
-}
-
-extension EvBuffer {
-    /// A copy of the first `count` bytes (the presign API's small bodies only).
-    static func copyPrefix(_ buffer: OpaquePointer, _ count: Int) -> [UInt8] {
-        guard count > 0 else { return [] }
-        var bytes = [UInt8](repeating: 0, count: count)
-        let copied = bytes.withUnsafeMutableBytes { raw in evbuffer_copyout(buffer, raw.baseAddress, count) }
-        return copied > 0 ? Array(bytes[..<copied]) : []
     }
 }

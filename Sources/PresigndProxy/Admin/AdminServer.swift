@@ -1,5 +1,5 @@
-import CLibevent
 import PresigndHTTP1
+import PresigndIO
 
 #if canImport(Glibc)
     import Glibc
@@ -14,39 +14,37 @@ final class AdminServer {
     let logger: Logger
     /// The presign API's signers and counters (main thread only).
     var presign = PresignAdminState()
-    private var listener: OpaquePointer?
+    private var listener: Listener?
     private var connections: [ObjectIdentifier: AdminConnection] = [:]
 
     init(loop: EventLoop, socket: ListenSocket, daemon: Daemon, logger: Logger) throws(StartupError) {
         self.loop = loop
         self.daemon = daemon
         self.logger = logger
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        listener = evconnlistener_new(
-            loop.base,
-            { _, fd, address, length, context in
-                guard let context else { return }
-                let peer = address.map { SocketAddress(sockaddr: $0, length: length) }
-                Unmanaged<AdminServer>.fromOpaque(context).takeUnretainedValue().accept(fd, peer: peer)
-            }, context, LEV_OPT_CLOSE_ON_FREE, -1, socket.fd)
-        guard listener != nil else { throw .eventLoop("evconnlistener_new failed for the admin listener") }
+        do {
+            listener = try Listener(
+                loop: loop, socket: socket, onAccept: { [unowned self] fd, peer in self.accept(fd, peer: peer) },
+                onError: { [unowned self] code in self.acceptFailed(code) })
+        } catch {
+            throw StartupError(error)
+        }
+    }
+
+    /// The first failed accept of an episode (the listener pauses and retries by itself, issue 20).
+    private func acceptFailed(_ code: Int32) {
+        logger.warning(
+            "Admin listener cannot accept; pausing", metadata: ["error": String(cString: strerror(code))])
     }
 
     private func accept(_ fd: Int32, peer: SocketAddress?) {
-        guard let bev = bufferevent_socket_new(loop.base, fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
-            Glibc.close(fd)
-            return
-        }
-        let connection = AdminConnection(bev: bev, server: self, isLoopbackPeer: peer?.isLoopback ?? true)
+        // The stream closes the socket if it cannot be made.
+        guard let stream = try? SocketStream(loop: loop, fd: fd, maxRead: AdminConnection.maxRead) else { return }
+        let connection = AdminConnection(stream: stream, server: self, isLoopbackPeer: peer?.isLoopback ?? true)
         connections[ObjectIdentifier(connection)] = connection
     }
 
     fileprivate func finished(_ connection: AdminConnection) {
         connections.removeValue(forKey: ObjectIdentifier(connection))
-    }
-
-    deinit {
-        if let listener { evconnlistener_free(listener) }
     }
 
     /// The answer to an admin request other than the presign API's.
@@ -74,8 +72,8 @@ final class AdminServer {
 }
 
 /// One admin request/response.
-private final class AdminConnection {
-    let bev: OpaquePointer
+private final class AdminConnection: StreamDelegate {
+    let stream: SocketStream
     unowned let server: AdminServer
     var decoder = RequestDecoder()
     var answered = false
@@ -84,39 +82,43 @@ private final class AdminConnection {
     var pendingHead: RequestHead?
     var body: [UInt8] = []
 
-    init(bev: OpaquePointer, server: AdminServer, isLoopbackPeer: Bool) {
-        self.bev = bev
+    /// Admin requests are small: reads of 4-64 KiB.
+    static let maxRead = 64 * 1024
+
+    init(stream: SocketStream, server: AdminServer, isLoopbackPeer: Bool) {
+        self.stream = stream
         self.server = server
         self.isLoopbackPeer = isLoopbackPeer
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        bufferevent_setcb(
-            bev,
-            { _, context in
-                guard let context else { return }
-                Unmanaged<AdminConnection>.fromOpaque(context).takeUnretainedValue().readable()
-            },
-            { _, context in
-                guard let context else { return }
-                Unmanaged<AdminConnection>.fromOpaque(context).takeUnretainedValue().drained()
-            },
-            { _, _, context in
-                guard let context else { return }
-                Unmanaged<AdminConnection>.fromOpaque(context).takeUnretainedValue().finish()
-            }, context)
-        var timeout = timeValue(milliseconds: 10_000)
-        bufferevent_set_timeouts(bev, &timeout, &timeout)
-        bufferevent_setwatermark(bev, Int16(EV_WRITE), 0, 0)
-        bufferevent_enable(bev, Int16(EV_READ | EV_WRITE))
+        stream.delegate = self
+        stream.setTimeouts(readMilliseconds: 10_000, writeMilliseconds: 10_000)
+        stream.lowWatermark = 0
+        stream.enableReading()
+    }
+
+    func streamReadable() { readable() }
+    func streamDrained() { drained() }
+    func streamEnded(_ end: StreamEnd) { finish() }
+
+    /// Appends to the output and writes it; the connection ends once an answer has gone out whole.
+    private func send(_ bytes: [UInt8]) {
+        do {
+            try stream.output.append(bytes)
+        } catch {
+            finish()
+            return
+        }
+        stream.flush()
+        drained()
     }
 
     func readable() {
         guard !answered else { return }
-        let input = bufferevent_get_input(bev)!
+        let input = stream.input
         // With a body pending, an empty buffer still owes the decoder's `.end`.
-        while !answered && (EvBuffer.length(input) > 0 || pendingHead != nil) {
+        while !answered && (input.count > 0 || pendingHead != nil) {
             let output: DecoderOutput
             do {
-                output = try EvBuffer.withFirstSegment(input) { segment, available throws(HTTPParseError) in
+                output = try input.withFirstSegment { segment, available throws(HTTPParseError) in
                     try decoder.next(segment, available: available)
                 }
             } catch {
@@ -125,10 +127,10 @@ private final class AdminConnection {
             }
             switch output {
             case .needMore(let consumed):
-                EvBuffer.drain(input, consumed)
+                input.drain(consumed)
                 if consumed == 0 { return }
             case .head(let head, let consumed):
-                EvBuffer.drain(input, consumed)
+                input.drain(consumed)
                 if server.isPresignPath(head) {
                     if case .contentLength(let length) = decoder.framing, length > AdminServer.maxBodyBytes {
                         write(server.tooLarge(head), answering: head.method)
@@ -136,23 +138,23 @@ private final class AdminConnection {
                     }
                     pendingHead = head  // the body follows; answered at `.end`
                     if decoder.expectsContinue {
-                        EvBuffer.add(bufferevent_get_output(bev)!, LocalResponse.interimContinue)
+                        send(LocalResponse.interimContinue)
                     }
                     continue
                 }
                 write(server.respond(to: head), answering: head.method)
                 return
             case .body(let skip, let count):
-                EvBuffer.drain(input, skip)
+                input.drain(skip)
                 guard pendingHead != nil, body.count + count <= AdminServer.maxBodyBytes else {
                     if let head = pendingHead { write(server.tooLarge(head), answering: head.method) }
                     return
                 }
-                body += EvBuffer.copyPrefix(input, count)
-                EvBuffer.drain(input, count)
+                body += input.copyOut(count)
+                input.drain(count)
                 if skip == 0 && count == 0 { return }
             case .end(let consumed):
-                EvBuffer.drain(input, consumed)
+                input.drain(consumed)
                 guard let head = pendingHead else { return }
                 write(
                     server.respondPresign(head: head, body: body, isLoopbackPeer: isLoopbackPeer),
@@ -165,18 +167,18 @@ private final class AdminConnection {
     /// Sends the one answer this connection gets; it closes once the answer is flushed (`drained`).
     private func write(_ response: LocalResponse, answering method: String) {
         answered = true
-        bufferevent_disable(bev, Int16(EV_READ))
+        stream.disableReading()
         var response = response
         response.closesConnection = true
-        EvBuffer.add(bufferevent_get_output(bev)!, response.encoded(answering: method))
+        send(response.encoded(answering: method))
     }
 
     func drained() {
-        if answered && EvBuffer.length(bufferevent_get_output(bev)!) == 0 { finish() }
+        if answered && stream.output.count == 0 { finish() }
     }
 
     func finish() {
-        bufferevent_free(bev)
+        stream.close()
         server.finished(self)
     }
 }

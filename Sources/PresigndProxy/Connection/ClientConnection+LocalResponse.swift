@@ -1,5 +1,5 @@
-import CLibevent
 import PresigndHTTP1
+import PresigndIO
 
 /// Responses presignd writes itself: S3 XML errors, the service-level bucket list, redirects.
 extension ClientConnection {
@@ -80,6 +80,6 @@ extension ClientConnection {
         if closing { bytes.append(contentsOf: "Connection: close\r\n".utf8) }
         bytes.append(contentsOf: "\r\n".utf8)
         if method != "HEAD" { bytes.append(contentsOf: body) }
-        EvBuffer.add(output, bytes)
+        write(bytes)
     }
 }

@@ -1,3 +1,4 @@
+import PresigndIO
 import PresigndSigV4
 
 /// A GET or HEAD of an object in a `redirect = true` bucket, already past the access policy.

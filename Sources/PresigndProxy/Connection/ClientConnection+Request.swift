@@ -1,5 +1,5 @@
-import CLibevent
 import PresigndHTTP1
+import PresigndIO
 import PresigndSigV4
 
 /// The request side: decode client bytes, route, check policy, sign, forward the body.
@@ -14,7 +14,7 @@ extension ClientConnection {
             let inHead: Bool
             switch machine.state {
             case .idle:
-                if EvBuffer.length(input) == 0 { return }
+                if input.count == 0 { return }
                 // A reload reaches the connection between requests, decoder limits included (bug d).
                 applyCurrentSettings()
                 inHead = true
@@ -25,16 +25,16 @@ extension ClientConnection {
                 // Backpressure: body bytes wait in the input until the upstream's output drains; `settle`
                 // resumes reading and this loop together.
                 if let upstream = exchange?.upstream, exchange?.spool == nil,
-                    EvBuffer.length(upstream.output) > settings.highWatermark
+                    upstream.output.count > settings.highWatermark
                 {
-                    pump?.disable()
+                    stream.disableReading()
                     return
                 }
             // No early return on an empty buffer: a finished body still owes its `.end`.
             }
             let output: DecoderOutput
             do {
-                output = try EvBuffer.withFirstSegment(input) { segment, available throws(HTTPParseError) in
+                output = try input.withFirstSegment { segment, available throws(HTTPParseError) in
                     try decoder.next(segment, available: available)
                 }
             } catch {
@@ -43,18 +43,18 @@ extension ClientConnection {
             }
             switch output {
             case .needMore(let consumed):
-                EvBuffer.drain(input, consumed)
+                input.drain(consumed)
                 if inHead { handle(.headBytes(now: worker.nowMicroseconds() / 1000)) }
                 if consumed == 0 { return }
             case .head(let head, let consumed):
-                EvBuffer.drain(input, consumed)
+                input.drain(consumed)
                 handle(.requestHead(start(head)))
             case .body(let skip, let count):
-                EvBuffer.drain(input, skip)
+                input.drain(skip)
                 forwardRequestBody(count: count)
                 if skip == 0 && count == 0 { return }
             case .end(let consumed):
-                EvBuffer.drain(input, consumed)
+                input.drain(consumed)
                 handle(.requestBodyEnded)
             }
         }
@@ -74,7 +74,7 @@ extension ClientConnection {
         guard count > 0 else { return }
         guard let exchange else {
             // Nothing takes this body (a local answer): it is read and dropped so the connection stays in sync.
-            EvBuffer.drain(input, count)
+            input.drain(count)
             return
         }
         if exchange.pendingPlan != nil {
@@ -82,11 +82,11 @@ extension ClientConnection {
             return
         }
         guard let upstream = exchange.upstream else {
-            EvBuffer.drain(input, count)
+            input.drain(count)
             return
         }
         exchange.requestBodyBytes += count
-        EvBuffer.move(from: input, to: upstream.output, count: count)
+        moveBytes(from: input, to: upstream.output, count: count)
     }
 
     /// Routes a head: a local answer, or a signed (or to-be-spooled) exchange.

@@ -1,4 +1,3 @@
-import CLibevent
 import PresigndHTTP1
 
 /// The upstream side: attach an upstream connection, decode its response and stream it to the client.
@@ -31,12 +30,15 @@ extension ClientConnection: UpstreamConnectionDelegate {
         connection.enableReading()
         exchange.upstream = connection
         exchange.responseDecoder = Exchange.makeResponseDecoder()
-        EvBuffer.add(connection.output, exchange.encodedHead)
-        worker.upstreamAttached(connection, to: exchange, settings: settings)
-        if let failure = connection.earlyFailure {
-            upstreamEnded(connection, failure)
+        do {
+            try connection.output.append(exchange.encodedHead)
+        } catch {
+            connection.free()
+            exchange.upstream = nil
+            handle(.upstreamFailed(.internalError("\(error)"), retryable: false))
             return
         }
+        worker.upstreamAttached(connection, to: exchange, settings: settings)
         if exchange.spool != nil { pumpSpool() }
     }
 
@@ -84,7 +86,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
         case .reset(let reason): error = .upstreamProtocol("the connection was reset: \(reason)")
         }
         let retryable =
-            connection.isReused && exchange.responseDecoder.isIdle && EvBuffer.length(connection.input) == 0
+            connection.isReused && exchange.responseDecoder.isIdle && connection.input.count == 0
             && exchange.isReplayable
         if machine.responseFraming == nil && !retryable {
             worker.logger.warning(
@@ -105,7 +107,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
         /// The last head was a 1xx; its `.end` is not the response's.
         var sawInterimHead = false
         while !isClosed, self.exchange === exchange, exchange.upstream === upstream {
-            if EvBuffer.length(output) > settings.highWatermark {
+            if output.count > settings.highWatermark {
                 // Paused until the client's output drains: `settle` resumes reading and this loop together
                 // (whatever is already buffered, a body's `.end` included, waits for it).
                 upstream.disableReading()
@@ -114,7 +116,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
             // Decoded even when empty: a finished body still owes its `.end`.
             let decoded: ResponseDecoderOutput
             do {
-                decoded = try EvBuffer.withFirstSegment(input) { segment, available throws(HTTPParseError) in
+                decoded = try input.withFirstSegment { segment, available throws(HTTPParseError) in
                     try exchange.responseDecoder.next(segment, available: available, requestMethod: exchange.method)
                 }
             } catch {
@@ -123,10 +125,10 @@ extension ClientConnection: UpstreamConnectionDelegate {
             }
             switch decoded {
             case .needMore(let consumed):
-                EvBuffer.drain(input, consumed)
+                input.drain(consumed)
                 if consumed == 0 { return }
             case .head(let head, let consumed):
-                EvBuffer.drain(input, consumed)
+                input.drain(consumed)
                 if head.isInterim {
                     // 1xx: presignd answered `100 Continue` itself; the final head follows.
                     sawInterimHead = true
@@ -138,28 +140,28 @@ extension ClientConnection: UpstreamConnectionDelegate {
                 let bodyless = exchange.method == "HEAD" || head.status == 204 || head.status == 304
                 handle(.responseHead(ResponseStart(framing: exchange.responseDecoder.framing, isBodyless: bodyless)))
             case .body(let skip, let count):
-                EvBuffer.drain(input, skip)
+                input.drain(skip)
                 if count > 0 {
                     exchange.responseBodyBytes += count
                     if machine.responseFraming == .rechunked {
-                        EvBuffer.addChunkHeader(output, size: count)
-                        EvBuffer.move(from: input, to: output, count: count)
-                        EvBuffer.add(output, "\r\n")
+                        writeChunkHeader(size: count)
+                        moveBytes(from: input, to: output, count: count)
+                        write("\r\n")
                     } else {
-                        EvBuffer.move(from: input, to: output, count: count)
+                        moveBytes(from: input, to: output, count: count)
                     }
                 } else if skip == 0 {
                     return
                 }
             case .end(let consumed):
-                EvBuffer.drain(input, consumed)
+                input.drain(consumed)
                 if sawInterimHead {
                     sawInterimHead = false
                     continue
                 }
                 let reusable =
-                    exchange.responseDecoder.isKeepAlive && exchange.spool == nil && EvBuffer.length(input) == 0
-                    && EvBuffer.length(upstream.output) == 0 && !worker.isDraining
+                    exchange.responseDecoder.isKeepAlive && exchange.spool == nil && input.count == 0
+                    && upstream.output.count == 0 && !worker.isDraining
                 handle(.responseEnded(upstreamReusable: reusable))
                 return
             }
@@ -184,8 +186,8 @@ extension ClientConnection: UpstreamConnectionDelegate {
                 // Fields the upstream's Connection header names are hop-by-hop too (RFC 9110 §7.6.1, bug f).
                 let listed = RequestRewriter.connectionTokens(head.headers)
                 for (name, value) in head.headers
-                where !ASCIIName.isHopByHopResponseHeader(name)
-                    && (listed.isEmpty || !listed.contains(name.lowercased()))
+                where !ResponseHead.isHopByHopField(name.utf8)
+                    && (listed.isEmpty || !listed.contains(ASCII.lowercased(name)))
                 {
                     HTTPEncoder.appendField(name, value, into: &bytes)
                 }
@@ -200,7 +202,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
                 HTTPEncoder.append("Connection: keep-alive\r\n", into: &bytes)
             }
             HTTPEncoder.append("\r\n", into: &bytes)
-            EvBuffer.add(output, bytes)
+            write(bytes)
         }
     }
 }

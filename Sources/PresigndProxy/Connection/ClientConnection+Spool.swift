@@ -1,5 +1,5 @@
-import CLibevent
 import PresigndHTTP1
+import PresigndIO
 import PresigndSigV4
 
 /// Spooled uploads: length-less bodies and unwrapped `aws-chunked` bodies go to a temporary file,
@@ -12,7 +12,11 @@ extension ClientConnection {
         exchange.pendingPlan = plan
         if case .spool(true, _) = plan.body {
             exchange.awsDecoder = AWSChunkedDecoder()
-            exchange.awsStage = evbuffer_new()
+            do {
+                exchange.awsStage = try OwnedIOBuffer()
+            } catch {
+                throw .internalError("\(error)")
+            }
         }
     }
 
@@ -20,8 +24,8 @@ extension ClientConnection {
     func spoolRequestBody(_ exchange: Exchange, count: Int) {
         exchange.requestBodyBytes += count
         do throws(ProxyError) {
-            if let stage = exchange.awsStage {
-                EvBuffer.move(from: input, to: stage, count: count)
+            if let stage = exchange.awsStage?.buffer {
+                moveBytes(from: input, to: stage, count: count)
                 try unwrapAWSChunked(exchange)
             } else if let spool = exchange.spool {
                 try spool.append(from: input, count: count)
@@ -32,14 +36,15 @@ extension ClientConnection {
     }
 
     private func unwrapAWSChunked(_ exchange: Exchange) throws(ProxyError) {
-        guard let stage = exchange.awsStage, var decoder = exchange.awsDecoder, let spool = exchange.spool else {
+        guard let stage = exchange.awsStage?.buffer, var decoder = exchange.awsDecoder, let spool = exchange.spool
+        else {
             return
         }
         defer { exchange.awsDecoder = decoder }
         while !exchange.awsComplete {
             let output: DecoderOutput
             do {
-                output = try EvBuffer.withFirstSegment(stage) { segment, available throws(HTTPParseError) in
+                output = try stage.withFirstSegment { segment, available throws(HTTPParseError) in
                     try decoder.next(segment, available: available)
                 }
             } catch {
@@ -47,14 +52,14 @@ extension ClientConnection {
             }
             switch output {
             case .needMore(let consumed):
-                EvBuffer.drain(stage, consumed)
+                stage.drain(consumed)
                 if consumed == 0 { return }
             case .body(let skip, let count):
-                EvBuffer.drain(stage, skip)
+                stage.drain(skip)
                 try spool.append(from: stage, count: count)
                 if skip == 0 && count == 0 { return }
             case .end(let consumed):
-                EvBuffer.drain(stage, consumed)
+                stage.drain(consumed)
                 exchange.awsComplete = true
             case .head:
                 throw .badRequest("malformed aws-chunked body")
@@ -75,7 +80,7 @@ extension ClientConnection {
                 }
                 // The trailer's checksum travels as a header, where S3 and R2 accept it.
                 for (name, value) in exchange.awsDecoder?.trailers ?? HTTPHeaders()
-                where name.lowercased().hasPrefix("x-amz-checksum-") {
+                where ASCII.lowercased(name).hasPrefix("x-amz-checksum-") {
                     plan.request.headers.append((name, value))
                 }
             }

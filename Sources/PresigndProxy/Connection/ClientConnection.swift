@@ -1,5 +1,5 @@
-import CLibevent
 import PresigndHTTP1
+import PresigndIO
 import PresigndSigV4
 
 #if canImport(Glibc)
@@ -11,10 +11,11 @@ import PresigndSigV4
 /// I/O callbacks become `ConnectionEvent`s; the machine decides, and `perform` carries out its actions. The
 /// request side (`+Request`), the upstream side (`+Response`), local answers (`+LocalResponse`) and spooling
 /// (`+Spool`) only move bytes and report what they saw. Everything runs on the owning worker's thread.
-final class ClientConnection: SocketReadPumpDelegate {
+final class ClientConnection: StreamDelegate {
     /// The worker owns its connections and closes them all before it goes.
     unowned let worker: Worker
-    let bev: OpaquePointer
+    /// The client's socket: reads in large pieces, writes directly (`SocketStream`).
+    let stream: SocketStream
     let peer: SocketAddress
     /// The configuration the current request runs under; a reload reaches the connection between requests.
     var settings: ProxySettings
@@ -24,12 +25,10 @@ final class ClientConnection: SocketReadPumpDelegate {
     var exchange: Exchange?
     /// Method, log path and HTTP version of the request being handled (local answers need them).
     var request = RequestSummary.none
-    /// Reads the socket in large pieces; the bufferevent only writes (see `SocketReadPump`).
-    var pump: SocketReadPump?
     /// The client's address as text, formatted once per connection (logs, metrics).
     lazy var peerHost: String = peer.host
     /// Continues `settle` on the next loop iteration when one event moved enough.
-    lazy var continuation = LoopTimer(loop: worker.loop) { [unowned self] in self.settle() }
+    lazy var continuation = try? LoopTimer(loop: worker.loop) { [unowned self] in self.settle() }
     static let maxSettleRounds = 16
     /// Pipelined bytes buffered while a response runs before reading pauses.
     static let maxPipelinedBytes = 64 * 1024
@@ -41,47 +40,31 @@ final class ClientConnection: SocketReadPumpDelegate {
     var isDecodingInput = false
     /// The read timeout applied last, so a change of state re-arms the timer only when the kind changes.
     private var appliedReadTimeout: ClientReadTimeout?
-    /// Whether `EvBuffer.flushNow` left the bufferevent's write event enabled.
-    var isWriteEnabled = false
 
-    /// The bufferevent's buffers and socket, fixed for its life.
-    let input: OpaquePointer
-    let output: OpaquePointer
-    let fd: Int32
+    /// The stream's buffers, fixed for its life.
+    let input: IOBuffer
+    let output: IOBuffer
 
-    init(worker: Worker, bev: OpaquePointer, peer: SocketAddress, settings: ProxySettings) {
+    /// Request bodies are read up to 256 KiB at a time: larger reads gained nothing for uploads and held more
+    /// memory while a slow upstream took the body.
+    static let maxRead = 256 * 1024
+
+    init(worker: Worker, stream: SocketStream, peer: SocketAddress, settings: ProxySettings) {
         self.worker = worker
-        self.bev = bev
-        self.input = bufferevent_get_input(bev)!
-        self.output = bufferevent_get_output(bev)!
-        self.fd = bufferevent_getfd(bev)
+        self.stream = stream
+        self.input = stream.input
+        self.output = stream.output
         self.peer = peer
         self.settings = settings
         self.decoder = RequestDecoder(limits: Self.decoderLimits(settings))
         self.machine = ConnectionStateMachine(headerTimeoutMilliseconds: settings.limits.headerTimeoutMilliseconds)
-        pendingEvents.reserveCapacity(4)
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        bufferevent_setcb(
-            bev, nil,
-            { _, context in
-                guard let context else { return }
-                Unmanaged<ClientConnection>.fromOpaque(context).takeUnretainedValue().settle()
-            },
-            { _, events, context in
-                guard let context else { return }
-                Unmanaged<ClientConnection>.fromOpaque(context).takeUnretainedValue().bufferEventDidEnd(events)
-            }, context)
-        bufferevent_setwatermark(bev, Int16(EV_WRITE), settings.lowWatermark, 0)
-        bufferevent_set_max_single_write(bev, SocketReadPump.maxResponseRead)
-        var write = timeValue(milliseconds: settings.limits.bodyIdleTimeoutMilliseconds)
-        bufferevent_set_timeouts(bev, nil, &write)
-        // Both directions are driven by hand: the pump reads, `settle` writes (see EvBuffer.flushNow).
-        bufferevent_disable(bev, Int16(EV_READ | EV_WRITE))
-        pump = SocketReadPump(
-            loop: worker.loop, fd: fd, input: input, maxRead: SocketReadPump.maxRequestRead,
-            timeoutMilliseconds: settings.limits.idleTimeoutMilliseconds, delegate: self)
+        stream.delegate = self
+        stream.lowWatermark = settings.lowWatermark
         appliedReadTimeout = .idle
-        pump?.enable()
+        stream.setTimeouts(
+            readMilliseconds: settings.limits.idleTimeoutMilliseconds,
+            writeMilliseconds: settings.limits.bodyIdleTimeoutMilliseconds)
+        stream.enableReading()
     }
 
     static func decoderLimits(_ settings: ProxySettings) -> DecoderLimits {
@@ -98,7 +81,7 @@ final class ClientConnection: SocketReadPumpDelegate {
         settings = worker.settings
         decoder = RequestDecoder(limits: Self.decoderLimits(settings))
         machine.headerTimeoutMilliseconds = settings.limits.headerTimeoutMilliseconds
-        bufferevent_setwatermark(bev, Int16(EV_WRITE), settings.lowWatermark, 0)
+        stream.lowWatermark = settings.lowWatermark
         appliedReadTimeout = nil
     }
 
@@ -106,25 +89,38 @@ final class ClientConnection: SocketReadPumpDelegate {
 
     // MARK: Events
 
-    /// Hands an event to the machine and performs its actions; events raised meanwhile are queued behind it.
+    /// Hands an event to the machine and performs its actions; events raised meanwhile (an action that decodes the
+    /// next request, say) are queued behind it, so each event's actions complete before the next is handled. The
+    /// actions go into the worker's scratch array: an event allocates nothing, and an idle connection holds none.
     func handle(_ event: ConnectionEvent) {
-        pendingEvents.append(event)
-        guard !isHandlingEvents else { return }
-        isHandlingEvents = true
-        var index = 0
-        while index < pendingEvents.count {
-            let next = pendingEvents[index]
-            index += 1
-            for action in machine.handle(next) { perform(action) }
+        guard !isHandlingEvents else {
+            pendingEvents.append(event)
+            return
         }
-        pendingEvents.removeAll(keepingCapacity: true)
+        isHandlingEvents = true
+        var actions = worker.takeActionScratch()
+        var next: ConnectionEvent? = event
+        var queued = 0
+        while let current = next {
+            actions.removeAll(keepingCapacity: true)
+            machine.handle(current, into: &actions)
+            for action in actions { perform(action) }
+            if queued < pendingEvents.count {
+                next = pendingEvents[queued]
+                queued += 1
+            } else {
+                next = nil
+            }
+        }
+        if !pendingEvents.isEmpty { pendingEvents = [] }
+        worker.returnActionScratch(actions)
         isHandlingEvents = false
     }
 
     private func perform(_ action: ConnectionAction) {
         switch action {
         case .sendContinue:
-            EvBuffer.add(output, "HTTP/1.1 100 Continue\r\n\r\n")
+            write(LocalResponse.interimContinue)
         case .connectUpstream(let fresh):
             attachUpstream(fresh: fresh)
         case .sendSpooledRequest:
@@ -132,7 +128,7 @@ final class ClientConnection: SocketReadPumpDelegate {
         case .writeResponseHead(let framing, let closing):
             writeResponseHead(framing: framing, closing: closing)
         case .finishResponseBody:
-            EvBuffer.add(output, "0\r\n\r\n")
+            write("0\r\n\r\n")
         case .releaseUpstream(let reusable):
             releaseUpstream(reusable: reusable)
         case .answer(let answer, let closing):
@@ -146,8 +142,8 @@ final class ClientConnection: SocketReadPumpDelegate {
             request = .none
             processClientInput()
         case .closeWhenFlushed:
-            pump?.disable()
-            if EvBuffer.length(output) == 0 { handle(.outputFlushed) }
+            stream.disableReading()
+            if output.isEmpty { handle(.outputFlushed) }
         case .close:
             tearDown(reset: false)
         case .reset:
@@ -155,32 +151,48 @@ final class ClientConnection: SocketReadPumpDelegate {
         }
     }
 
-    func pumpDidRead() {
+    func streamReadable() {
         processClientInput()
         settle()
     }
 
-    /// The read side ended: EOF, an error, or the read timeout (`BEV_EVENT_*` flags).
-    func pumpDidEnd(_ events: Int16) {
-        let events = Int32(events)
-        if events & Int32(BEV_EVENT_TIMEOUT) != 0 {
-            handle(.readTimedOut)
-        } else if events & Int32(BEV_EVENT_EOF) != 0 {
-            handle(.clientEnded(.endOfFile))
-        } else {
-            handle(.clientEnded(.aborted))
+    /// The stream wrote enough of its output: move on (resume a paused upstream, close when flushed).
+    func streamDrained() {
+        settle()
+    }
+
+    func streamEnded(_ end: StreamEnd) {
+        switch end {
+        case .endOfFile: handle(.clientEnded(.endOfFile))
+        case .reset, .failed: handle(.clientEnded(.aborted))
+        case .readTimeout: handle(.readTimedOut)
+        case .writeTimeout: handle(.writeTimedOut)
         }
         settle()
     }
 
-    /// The bufferevent writes only: a timeout here is the write timeout, never a read one (bug a).
-    private func bufferEventDidEnd(_ events: Int16) {
-        if Int32(events) & Int32(BEV_EVENT_TIMEOUT) != 0 {
-            handle(.writeTimedOut)
-        } else {
-            handle(.clientEnded(.aborted))
+    /// Appends to the client's output; memory running out ends the exchange as a failure.
+    func write(_ bytes: [UInt8]) {
+        do { try output.append(bytes) } catch { handle(.failed(.internalError("\(error)"))) }
+    }
+
+    func write(_ text: StaticString) {
+        do { try output.append(text) } catch { handle(.failed(.internalError("\(error)"))) }
+    }
+
+    /// `hex(size)\r\n` (RFC 9112 §7.1), written by the codec's encoder.
+    func writeChunkHeader(size: Int) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(18)
+        HTTPEncoder.chunkHeader(size: size, into: &bytes)
+        write(bytes)
+    }
+
+    /// Moves `count` bytes between buffers (whole chains without copying).
+    func moveBytes(from source: IOBuffer, to destination: IOBuffer, count: Int) {
+        do { _ = try source.move(to: destination, count: count) } catch {
+            handle(.failed(.internalError("\(error)")))
         }
-        settle()
     }
 
     // MARK: Settling
@@ -195,7 +207,7 @@ final class ClientConnection: SocketReadPumpDelegate {
             if let exchange, let upstream = exchange.upstream {
                 upstream.flush()
                 if exchange.spool != nil && exchange.pendingPlan == nil, let spool = exchange.spool,
-                    EvBuffer.length(upstream.output) <= settings.lowWatermark
+                    upstream.output.count <= settings.lowWatermark
                 {
                     let before = spool.sent
                     pumpSpool()
@@ -203,28 +215,25 @@ final class ClientConnection: SocketReadPumpDelegate {
                 }
             }
             guard !isClosed else { return }
-            if let pump {
-                let reading = pump.isEnabled
-                if clientReadWanted(currentlyReading: reading) != reading {
-                    if reading {
-                        pump.disable()
-                    } else {
-                        pump.enable()
-                        processClientInput()
-                        moved = true
-                    }
+            let reading = stream.isReading
+            if clientReadWanted(currentlyReading: reading) != reading {
+                if reading {
+                    stream.disableReading()
+                } else {
+                    stream.enableReading()
+                    processClientInput()
+                    moved = true
                 }
             }
             guard !isClosed else { return }
-            if EvBuffer.flushNow(bev, output: output, fd: fd, writeEnabled: &isWriteEnabled) == .empty
-                && machine.state == .closingWhenFlushed
-            {
+            stream.flush()
+            if output.isEmpty && machine.state == .closingWhenFlushed {
                 handle(.outputFlushed)
                 return
             }
             if let upstream = exchange?.upstream {
                 let reading = upstream.isReading
-                let queued = EvBuffer.length(output)
+                let queued = output.count
                 let wanted = machine.usesUpstream && backpressure.allowsReading(isReading: reading, queued: queued)
                 if wanted != reading {
                     if reading {
@@ -241,7 +250,7 @@ final class ClientConnection: SocketReadPumpDelegate {
             guard moved else { return }
             rounds += 1
             if rounds >= Self.maxSettleRounds {
-                continuation.schedule(milliseconds: 0)
+                continuation?.fireSoon()
                 return
             }
         }
@@ -252,14 +261,14 @@ final class ClientConnection: SocketReadPumpDelegate {
     private func clientReadWanted(currentlyReading: Bool) -> Bool {
         guard machine.wantsClientInput else { return false }
         if machine.decodesClientInput, let exchange, exchange.spool == nil, let upstream = exchange.upstream {
-            return backpressure.allowsReading(isReading: currentlyReading, queued: EvBuffer.length(upstream.output))
+            return backpressure.allowsReading(isReading: currentlyReading, queued: upstream.output.count)
         }
         return !pipelineIsFull
     }
 
     /// A complete request waits for its response and the client keeps sending: stop reading at some point.
     var pipelineIsFull: Bool {
-        !machine.decodesClientInput && EvBuffer.length(input) > Self.maxPipelinedBytes
+        !machine.decodesClientInput && input.count > Self.maxPipelinedBytes
     }
 
     var backpressure: Backpressure { Backpressure(low: settings.lowWatermark, high: settings.highWatermark) }
@@ -275,7 +284,8 @@ final class ClientConnection: SocketReadPumpDelegate {
         case .body: milliseconds = settings.limits.bodyIdleTimeoutMilliseconds
         case .none: milliseconds = 0
         }
-        pump?.setTimeout(milliseconds: milliseconds)
+        stream.setTimeouts(
+            readMilliseconds: milliseconds, writeMilliseconds: settings.limits.bodyIdleTimeoutMilliseconds)
     }
 
     /// Frees both sides. `reset`: `SO_LINGER` 0 first, so the client sees a reset rather than an orderly close.
@@ -286,13 +296,8 @@ final class ClientConnection: SocketReadPumpDelegate {
             exchange.upstream = nil
             worker.exchangeEnded(exchange, completed: false)
         }
-        if reset {
-            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
-            _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
-        }
-        continuation.cancel()
-        pump = nil
-        bufferevent_free(bev)
+        continuation?.cancel()
+        if reset { stream.reset() } else { stream.close() }
         worker.connectionClosed(self)
     }
 

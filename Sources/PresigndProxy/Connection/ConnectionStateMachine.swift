@@ -9,21 +9,30 @@ struct ConnectionStateMachine {
         self.headerTimeoutMilliseconds = headerTimeoutMilliseconds
     }
 
-    mutating func handle(_ event: ConnectionEvent) -> [ConnectionAction] {
+    /// Moves `state` for `event` and appends what the driver must do, in order, to `actions` (the driver keeps one
+    /// array for the connection's life, so an event allocates nothing).
+    mutating func handle(_ event: ConnectionEvent, into actions: inout [ConnectionAction]) {
         switch event {
-        case .headBytes(let now): headBytes(now: now)
-        case .requestHead(let start): requestHead(start)
-        case .requestBodyEnded: requestBodyEnded()
-        case .responseHead(let start): responseHead(start)
-        case .responseEnded(let reusable): responseEnded(upstreamReusable: reusable)
-        case .upstreamFailed(let error, let retryable): upstreamFailed(error, retryable: retryable)
-        case .failed(let error): failed(error)
-        case .clientEnded(let end): clientEnded(end)
-        case .readTimedOut: readTimedOut()
-        case .writeTimedOut: abort()
-        case .outputFlushed: outputFlushed()
-        case .drain: drain()
+        case .headBytes(let now): headBytes(now: now, &actions)
+        case .requestHead(let start): requestHead(start, &actions)
+        case .requestBodyEnded: requestBodyEnded(&actions)
+        case .responseHead(let start): responseHead(start, &actions)
+        case .responseEnded(let reusable): responseEnded(upstreamReusable: reusable, &actions)
+        case .upstreamFailed(let error, let retryable): upstreamFailed(error, retryable: retryable, &actions)
+        case .failed(let error): failed(error, &actions)
+        case .clientEnded(let end): clientEnded(end, &actions)
+        case .readTimedOut: readTimedOut(&actions)
+        case .writeTimedOut: abort(&actions)
+        case .outputFlushed: outputFlushed(&actions)
+        case .drain: drain(&actions)
         }
+    }
+
+    /// `handle(_:into:)` with a fresh array: the actions of this one event.
+    mutating func handle(_ event: ConnectionEvent) -> [ConnectionAction] {
+        var actions: [ConnectionAction] = []
+        handle(event, into: &actions)
+        return actions
     }
 
     // MARK: Derived
@@ -72,64 +81,64 @@ struct ConnectionStateMachine {
 
     // MARK: Transitions
 
-    private mutating func headBytes(now: Int) -> [ConnectionAction] {
+    private mutating func headBytes(now: Int, _ actions: inout [ConnectionAction]) {
         switch state {
         case .idle:
             state = .readingHead(startedAt: now)
-            return []
         case .readingHead(let startedAt) where now - startedAt > headerTimeoutMilliseconds:
-            return answerAndClose(.error(.requestTimeout))
+            answerAndClose(.error(.requestTimeout), &actions)
         default:
-            return []
+            break
         }
     }
 
-    private mutating func requestHead(_ start: RequestStart) -> [ConnectionAction] {
+    private mutating func requestHead(_ start: RequestStart, _ actions: inout [ConnectionAction]) {
         switch state {
         case .idle, .readingHead: break
-        default: return []
+        default: return
         }
         var exchange = ExchangeState(
             request: .streaming, response: .awaitingUpstream, closeReason: start.keepAlive ? nil : .clientAsked,
             isHTTP10: start.isHTTP10, attempts: 1)
-        let continues: [ConnectionAction] = start.expectsContinue && start.hasBody ? [.sendContinue] : []
+        let continues = start.expectsContinue && start.hasBody
         switch start.route {
         case .local(let answer):
             // An unread body is not skipped: the connection closes after the answer.
-            if start.hasBody || exchange.closeReason != nil { return answerAndClose(answer) }
+            if start.hasBody || exchange.closeReason != nil { return answerAndClose(answer, &actions) }
             exchange.response = .complete
             state = .exchange(exchange)
-            return [.answer(answer, closing: false)]
+            actions.append(.answer(answer, closing: false))
         case .stream:
             state = .exchange(exchange)
-            return continues + [.connectUpstream(fresh: false)]
+            if continues { actions.append(.sendContinue) }
+            actions.append(.connectUpstream(fresh: false))
         case .spool:
             exchange.request = .spooling
             exchange.response = .awaitingSpool
             state = .exchange(exchange)
-            return continues
+            if continues { actions.append(.sendContinue) }
         }
     }
 
-    private mutating func requestBodyEnded() -> [ConnectionAction] {
-        guard case .exchange(var exchange) = state else { return [] }
+    private mutating func requestBodyEnded(_ actions: inout [ConnectionAction]) {
+        guard case .exchange(var exchange) = state else { return }
         switch exchange.request {
         case .complete:
-            return []
+            break
         case .spooling:
             exchange.request = .complete
             exchange.response = .awaitingUpstream
             state = .exchange(exchange)
-            return [.sendSpooledRequest]
+            actions.append(.sendSpooledRequest)
         case .streaming:
             exchange.request = .complete
             state = .exchange(exchange)
-            return exchange.response == .complete ? endCycle(exchange) : []
+            if exchange.response == .complete { endCycle(exchange, &actions) }
         }
     }
 
-    private mutating func responseHead(_ start: ResponseStart) -> [ConnectionAction] {
-        guard case .exchange(var exchange) = state, exchange.response == .awaitingUpstream else { return [] }
+    private mutating func responseHead(_ start: ResponseStart, _ actions: inout [ConnectionAction]) {
+        guard case .exchange(var exchange) = state, exchange.response == .awaitingUpstream else { return }
         let framing: ClientBodyFraming
         switch start.framing {
         case _ where start.isBodyless: framing = .passThrough
@@ -140,102 +149,103 @@ struct ConnectionStateMachine {
         if exchange.request != .complete { exchange.closeReason = exchange.closeReason ?? .requestBodyUnread }
         exchange.response = .streaming(framing)
         state = .exchange(exchange)
-        return [.writeResponseHead(framing, closing: exchange.closeReason != nil)]
+        actions.append(.writeResponseHead(framing, closing: exchange.closeReason != nil))
     }
 
-    private mutating func responseEnded(upstreamReusable: Bool) -> [ConnectionAction] {
-        guard case .exchange(var exchange) = state, case .streaming(let framing) = exchange.response else { return [] }
-        var actions: [ConnectionAction] = framing == .rechunked ? [.finishResponseBody] : []
+    private mutating func responseEnded(upstreamReusable: Bool, _ actions: inout [ConnectionAction]) {
+        guard case .exchange(var exchange) = state, case .streaming(let framing) = exchange.response else { return }
+        if framing == .rechunked { actions.append(.finishResponseBody) }
         actions.append(.releaseUpstream(reusable: upstreamReusable && exchange.request == .complete))
         actions.append(.endExchange(completed: true))
         exchange.response = .complete
-        if exchange.request == .complete { return actions + endCycle(exchange) }
+        if exchange.request == .complete { return endCycle(exchange, &actions) }
         // The upstream answered before the body was complete: the rest of it is never read.
         state = .closingWhenFlushed
-        return actions + [.closeWhenFlushed]
+        actions.append(.closeWhenFlushed)
     }
 
-    private mutating func upstreamFailed(_ error: ProxyError, retryable: Bool) -> [ConnectionAction] {
-        guard case .exchange(var exchange) = state else { return [] }
+    private mutating func upstreamFailed(_ error: ProxyError, retryable: Bool, _ actions: inout [ConnectionAction]) {
+        guard case .exchange(var exchange) = state else { return }
         if exchange.response == .awaitingUpstream && retryable && exchange.attempts == 1 {
             exchange.attempts += 1
             state = .exchange(exchange)
-            return [.releaseUpstream(reusable: false), .connectUpstream(fresh: true)]
+            actions.append(.releaseUpstream(reusable: false))
+            actions.append(.connectUpstream(fresh: true))
+            return
         }
-        return failed(error)
+        failed(error, &actions)
     }
 
-    private mutating func failed(_ error: ProxyError) -> [ConnectionAction] {
+    private mutating func failed(_ error: ProxyError, _ actions: inout [ConnectionAction]) {
         switch state {
         case .idle, .readingHead:
-            return answerAndClose(.error(error))
+            answerAndClose(.error(error), &actions)
         case .exchange(let exchange):
             switch exchange.response {
             case .streaming:
-                return abort()
+                abort(&actions)
             case .complete:
                 state = .closed
-                return [.close]
+                actions.append(.close)
             case .awaitingSpool, .awaitingUpstream:
                 // Nothing of a response went out yet: the client gets an S3 error.
-                let release: [ConnectionAction] =
-                    exchange.response == .awaitingUpstream ? [.releaseUpstream(reusable: false)] : []
+                if exchange.response == .awaitingUpstream { actions.append(.releaseUpstream(reusable: false)) }
                 if exchange.request != .complete || exchange.closeReason != nil {
-                    return release + answerAndClose(.error(error))
+                    return answerAndClose(.error(error), &actions)
                 }
                 state = .idle
-                return release + [.answer(.error(error), closing: false), .readNextRequest]
+                actions.append(.answer(.error(error), closing: false))
+                actions.append(.readNextRequest)
             }
         case .closingWhenFlushed, .closed:
-            return []
+            break
         }
     }
 
-    private mutating func clientEnded(_ end: ClientEnd) -> [ConnectionAction] {
+    private mutating func clientEnded(_ end: ClientEnd, _ actions: inout [ConnectionAction]) {
         if end == .endOfFile, case .exchange(var exchange) = state, exchange.request == .complete,
             exchange.response != .complete
         {
             // A half-close after a complete request (shutdown(SHUT_WR)): it is still answered, then closed.
             exchange.closeReason = .clientHalfClosed
             state = .exchange(exchange)
-            return []
+            return
         }
-        return abort()
+        abort(&actions)
     }
 
-    private mutating func readTimedOut() -> [ConnectionAction] {
+    private mutating func readTimedOut(_ actions: inout [ConnectionAction]) {
         switch state {
         case .idle, .closingWhenFlushed:
             state = .closed
-            return [.close]
+            actions.append(.close)
         case .readingHead:
-            return answerAndClose(.error(.requestTimeout))
+            answerAndClose(.error(.requestTimeout), &actions)
         case .exchange(let exchange):
             // A stalled request body: nothing sane can be answered mid-stream.
-            return exchange.request == .complete ? [] : abort()
+            if exchange.request != .complete { abort(&actions) }
         case .closed:
-            return []
+            break
         }
     }
 
-    private mutating func outputFlushed() -> [ConnectionAction] {
-        guard state == .closingWhenFlushed else { return [] }
+    private mutating func outputFlushed(_ actions: inout [ConnectionAction]) {
+        guard state == .closingWhenFlushed else { return }
         state = .closed
-        return [.close]
+        actions.append(.close)
     }
 
-    private mutating func drain() -> [ConnectionAction] {
+    private mutating func drain(_ actions: inout [ConnectionAction]) {
         switch state {
         case .idle:
             state = .closed
-            return [.close]
+            actions.append(.close)
         case .exchange(var exchange):
             exchange.closeReason = exchange.closeReason ?? .draining
             state = .exchange(exchange)
-            return []
         case .readingHead, .closingWhenFlushed, .closed:
             // A head in progress is answered with `Connection: close` (the driver no longer keeps connections).
-            return []
+            break
         }
     }
 
@@ -243,9 +253,8 @@ struct ConnectionStateMachine {
 
     /// Ends the connection now, whatever it was doing: an exchange in flight is cut short. A close-delimited
     /// body to the client ends with a reset, so the client cannot take it for complete (bug i).
-    private mutating func abort() -> [ConnectionAction] {
-        if state == .closed { return [] }
-        var actions: [ConnectionAction] = []
+    private mutating func abort(_ actions: inout [ConnectionAction]) {
+        if state == .closed { return }
         var ending = ConnectionAction.close
         if case .exchange(let exchange) = state {
             if exchange.response == .awaitingUpstream || exchange.response.isStreaming {
@@ -255,22 +264,24 @@ struct ConnectionStateMachine {
             if case .streaming(.untilClose) = exchange.response { ending = .reset }
         }
         state = .closed
-        return actions + [ending]
+        actions.append(ending)
     }
 
-    private mutating func answerAndClose(_ answer: LocalAnswer) -> [ConnectionAction] {
+    private mutating func answerAndClose(_ answer: LocalAnswer, _ actions: inout [ConnectionAction]) {
         state = .closingWhenFlushed
-        return [.answer(answer, closing: true), .closeWhenFlushed]
+        actions.append(.answer(answer, closing: true))
+        actions.append(.closeWhenFlushed)
     }
 
     /// Request and response are both complete.
-    private mutating func endCycle(_ exchange: ExchangeState) -> [ConnectionAction] {
+    private mutating func endCycle(_ exchange: ExchangeState, _ actions: inout [ConnectionAction]) {
         if exchange.closeReason != nil {
             state = .closingWhenFlushed
-            return [.closeWhenFlushed]
+            actions.append(.closeWhenFlushed)
+            return
         }
         state = .idle
-        return [.readNextRequest]
+        actions.append(.readNextRequest)
     }
 }
 

@@ -1,5 +1,5 @@
-import CLibevent
 import PresigndHTTP1
+import PresigndIO
 
 /// One request/response pair in flight on a client connection: what was sent upstream, how far
 /// each body got, and what the access log and metrics need.
@@ -24,7 +24,7 @@ final class Exchange {
     var pendingPlan: ForwardPlan?
     /// Unwrapping a client `aws-chunked` body: decoder and the staging buffer it reads from.
     var awsDecoder: AWSChunkedDecoder?
-    var awsStage: OpaquePointer?
+    var awsStage: OwnedIOBuffer?
     var awsComplete = false
     /// Decodes the current upstream connection's response (a new one per attempt).
     var responseDecoder = Exchange.makeResponseDecoder()
@@ -60,24 +60,4 @@ final class Exchange {
         return decoder
     }
 
-    deinit {
-        if let awsStage { evbuffer_free(awsStage) }
-    }
-}
-
-/// A request's id (`x-presignd-request-id`, logs): the worker's prefix and the request's number, kept as such and
-/// formatted only where it is written (the response head gets its bytes without a `String` in between).
-struct RequestID {
-    /// 9 characters (random + worker): a small string, stored inline.
-    let prefix: String
-    let counter: UInt64
-
-    /// `prefix` + the counter in upper-case hex, at least 6 digits (15 characters: inline too).
-    var text: String { Worker.requestID(prefix: prefix, counter: counter) }
-
-    /// Appends `text`'s bytes.
-    func append(to bytes: inout [UInt8]) {
-        HTTPEncoder.appendUTF8(prefix, into: &bytes)
-        Worker.forEachHexDigit(counter, minimum: 6) { bytes.append($0) }
-    }
 }

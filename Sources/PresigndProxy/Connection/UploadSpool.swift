@@ -1,4 +1,4 @@
-import CLibevent
+import PresigndIO
 
 #if canImport(Glibc)
     import Glibc
@@ -9,7 +9,7 @@ import CLibevent
 /// bodies whose checksum trailer must become a header. The file disappears when the spool does.
 final class UploadSpool {
     private let fd: Int32
-    private let staging: OpaquePointer
+    private let staging: OwnedIOBuffer
     private let limit: Int
     /// Bytes accepted so far.
     private(set) var size = 0
@@ -27,26 +27,30 @@ final class UploadSpool {
         }
         template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        guard let staging = evbuffer_new() else {
+        do {
+            staging = try OwnedIOBuffer()
+        } catch {
             close(fd)
-            throw .internalError("evbuffer_new failed")
+            throw .internalError("\(error)")
         }
         self.fd = fd
-        self.staging = staging
         self.limit = limit
     }
 
     deinit {
-        evbuffer_free(staging)
         close(fd)
     }
 
     /// Moves `count` bytes from `source` into the spool.
-    func append(from source: OpaquePointer, count: Int) throws(ProxyError) {
+    func append(from source: IOBuffer, count: Int) throws(ProxyError) {
         guard size + count <= limit else { throw .entityTooLarge }
-        EvBuffer.move(from: source, to: staging, count: count)
+        do {
+            try source.move(to: staging.buffer, count: count)
+        } catch {
+            throw .internalError("\(error)")
+        }
         size += count
-        if EvBuffer.length(staging) >= Self.flushThreshold { try flush() }
+        if staging.buffer.count >= Self.flushThreshold { try flush() }
     }
 
     /// Writes every staged byte and rewinds for reading.
@@ -56,29 +60,26 @@ final class UploadSpool {
     }
 
     private func flush() throws(ProxyError) {
-        while EvBuffer.length(staging) > 0 {
-            let written = evbuffer_write(staging, fd)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw .internalError("spool write failed: \(String(cString: strerror(errno)))")
+        do {
+            while !staging.buffer.isEmpty {
+                _ = try staging.buffer.write(to: fd)
             }
+        } catch {
+            throw .internalError("spool write failed: \(error)")
         }
     }
 
     /// Reads spooled bytes into `output` until it holds `target` bytes or the file is done.
     /// Returns true once every byte has been handed over.
-    func fill(_ output: OpaquePointer, upTo target: Int) throws(ProxyError) -> Bool {
-        while sent < size && EvBuffer.length(output) < target {
-            let want = min(Self.flushThreshold, size - sent)
-            var vector = iovec()
-            guard evbuffer_reserve_space(output, want, &vector, 1) >= 1 else {
-                throw .internalError("evbuffer_reserve_space failed")
+    func fill(_ output: IOBuffer, upTo target: Int) throws(ProxyError) -> Bool {
+        while sent < size && output.count < target {
+            let got: Int
+            do {
+                got = try output.read(from: fd, upTo: min(Self.flushThreshold, size - sent))
+            } catch {
+                throw .internalError("spool read failed: \(error)")
             }
-            let got = read(fd, vector.iov_base, min(want, vector.iov_len))
-            if got < 0 && errno == EINTR { continue }
-            guard got > 0 else { throw .internalError("spool read failed") }
-            vector.iov_len = got
-            evbuffer_commit_space(output, &vector, 1)
+            guard got > 0 else { throw .internalError("spool read failed: the file is shorter than what was written") }
             sent += got
         }
         return sent == size

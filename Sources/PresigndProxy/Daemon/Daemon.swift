@@ -1,4 +1,4 @@
-import CLibevent
+import PresigndIO
 import Synchronization
 
 #if canImport(Glibc)
@@ -26,7 +26,7 @@ final class Daemon {
     /// The bound addresses of the current listeners (for `STATUS=`).
     private var lastBound: [String] = []
     private var workerExited: CrossThreadEvent?
-    private var signalEvents: [OpaquePointer] = []
+    private var signalEvents: [SignalEvent] = []
     private var shutdownTimer: LoopTimer?
     private var watchdogTimer: LoopTimer?
     private var admin: AdminServer?
@@ -39,9 +39,13 @@ final class Daemon {
         plan: DaemonPlan, logger: Logger, environment: [String: String], loadDurationMicros: Int = 0,
         loadPlan: @escaping () -> Result<DaemonPlan, DaemonLoadError>
     ) throws(StartupError) {
-        EventLoop.enableThreads()
         signal(SIGPIPE, SIG_IGN)
-        self.loop = try EventLoop()
+        do {
+            try EventLoop.enableThreads()
+            self.loop = try EventLoop()
+        } catch {
+            throw StartupError(error)
+        }
         self.logger = logger
         self.plan = plan
         self.loadPlan = loadPlan
@@ -49,7 +53,11 @@ final class Daemon {
         self.health = HealthState(loadDurationMicros: loadDurationMicros)
         let watchdog = SystemdNotifier.watchdogMilliseconds(environment: environment)
         // Handlers first: a SIGTERM that arrives right after "Listening" must drain, not kill.
-        installSignals()
+        do {
+            try installSignals()
+        } catch {
+            throw StartupError(error)
+        }
         try start(watchdogMilliseconds: watchdog)
     }
 
@@ -77,7 +85,11 @@ final class Daemon {
         for line in plan.summary {
             logger.log(.info, line.message, pairs: line.metadata)
         }
-        workerExited = try CrossThreadEvent(loop: loop) { [unowned self] in self.workerFinished() }
+        do {
+            workerExited = try CrossThreadEvent(loop: loop) { [unowned self] in self.workerFinished() }
+        } catch {
+            throw StartupError(error)
+        }
         for worker in workers {
             let exited = workerExited
             let finished = finishedWorkersCounter
@@ -89,9 +101,15 @@ final class Daemon {
         }
         if let watchdogMilliseconds {
             // Pinged from the main loop: a wedged loop stops the pings and systemd restarts us.
-            let timer = LoopTimer(loop: loop, repeats: true) { [unowned self] in self.notifier.notify("WATCHDOG=1") }
-            timer.schedule(milliseconds: max(1, watchdogMilliseconds / 2))
-            watchdogTimer = timer
+            do {
+                let timer = try LoopTimer(loop: loop, repeats: true) { [unowned self] in
+                    self.notifier.notify("WATCHDOG=1")
+                }
+                try timer.schedule(milliseconds: max(1, watchdogMilliseconds / 2))
+                watchdogTimer = timer
+            } catch {
+                throw StartupError(error)
+            }
         }
         health.setReady(true)
         notifier.notify("READY=1\nSTATUS=" + statusLine(sockets[0].map(\.boundAddress)))
@@ -124,7 +142,11 @@ final class Daemon {
                 switch spec {
                 case .tcp(let host, _):
                     let port = Int(first.boundAddress.split(separator: ":").last ?? "0") ?? 0
-                    perWorker[index].append(try ListenSocket.tcp(host: host, port: port, joining: true))
+                    do {
+                        perWorker[index].append(try ListenSocket.tcp(host: host, port: port, joining: true))
+                    } catch {
+                        throw StartupError(error)
+                    }
                 case .unix:
                     let copy = dup(first.fd)
                     guard copy >= 0 else { throw .socket(address: first.boundAddress, call: "dup", errno: errno) }
@@ -135,25 +157,20 @@ final class Daemon {
     }
 
     private func bind(_ spec: ListenSpec, joining: Bool = false) throws(StartupError) -> ListenSocket {
-        switch spec {
-        case .tcp(let host, let port): return try ListenSocket.tcp(host: host, port: port, joining: joining)
-        case .unix(let path): return try ListenSocket.unix(path: path, mode: plan.unixSocketMode)
+        do {
+            switch spec {
+            case .tcp(let host, let port): return try ListenSocket.tcp(host: host, port: port, joining: joining)
+            case .unix(let path): return try ListenSocket.unix(path: path, mode: plan.unixSocketMode)
+            }
+        } catch {
+            throw StartupError(error)
         }
     }
 
-    private func installSignals() {
+    private func installSignals() throws(IOError) {
         for number in [SIGTERM, SIGINT, SIGHUP] {
-            let context = Unmanaged.passUnretained(self).toOpaque()
-            guard
-                let event = event_new(
-                    loop.base, number, Int16(EV_SIGNAL | EV_PERSIST),
-                    { signalNumber, _, context in
-                        guard let context else { return }
-                        Unmanaged<Daemon>.fromOpaque(context).takeUnretainedValue().handleSignal(signalNumber)
-                    }, context)
-            else { continue }
-            event_add(event, nil)
-            signalEvents.append(event)
+            signalEvents.append(
+                try SignalEvent(loop: loop, signal: number) { [unowned self] in self.handleSignal(number) })
         }
     }
 
@@ -167,7 +184,13 @@ final class Daemon {
 
     /// Runs the main loop until the workers have drained (or `shutdown_timeout` passed).
     func run() -> Int32 {
-        loop.run()
+        var status: Int32 = 0
+        do {
+            try loop.run()
+        } catch {
+            logger.error("Event loop failed", metadata: ["error": error.description])
+            status = 71  // EX_OSERR
+        }
         // Workers that finished are joined; after a shutdown timeout the rest are left to exit().
         let allFinished = finishedWorkersCounter.value == workers.count
         for thread in threads {
@@ -175,7 +198,7 @@ final class Daemon {
         }
         // A unix listener's file goes with the listener (bug g), the admin listener's too.
         Self.removeSocketFiles(of: boundListen + (boundAdmin.map { [$0] } ?? []))
-        return 0
+        return status
     }
 
     private func drain(signalName: String) {
@@ -187,12 +210,17 @@ final class Daemon {
             "Shutting down", metadata: ["signal": signalName, "timeout.ms": String(plan.shutdownTimeoutMilliseconds)])
         // The admin listener stays up while draining: /readyz answers 503, /metrics shows the drain.
         for worker in workers { worker.requestDrain() }
-        let timer = LoopTimer(loop: loop) { [unowned self] in
-            self.logger.warning("Shutdown timeout reached; closing remaining connections", metadata: [:])
-            self.loop.exit()
+        do {
+            let timer = try LoopTimer(loop: loop) { [unowned self] in
+                self.logger.warning("Shutdown timeout reached; closing remaining connections", metadata: [:])
+                self.loop.exit()
+            }
+            try timer.schedule(milliseconds: plan.shutdownTimeoutMilliseconds)
+            shutdownTimer = timer
+        } catch {
+            // Without the timer the drain still ends when the workers finish; only the deadline is lost.
+            logger.error("Cannot arm the shutdown timeout", metadata: ["error": error.description])
         }
-        timer.schedule(milliseconds: plan.shutdownTimeoutMilliseconds)
-        shutdownTimer = timer
     }
 
     private func workerFinished() {

@@ -1,5 +1,6 @@
 import PresigndConfig
 import PresigndHTTP1
+import PresigndIO
 import PresigndSigV4
 
 extension DaemonPlan {

@@ -1,4 +1,5 @@
 import PresigndConfig
+import PresigndIO
 import PresigndSigV4
 
 /// An upstream as the proxy reaches it: resolved endpoint, TLS, credentials and timeouts.

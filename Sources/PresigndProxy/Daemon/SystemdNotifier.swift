@@ -1,5 +1,3 @@
-import CLibevent
-
 #if canImport(Glibc)
     import Glibc
 #endif

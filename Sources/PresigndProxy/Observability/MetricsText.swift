@@ -1,3 +1,5 @@
+import PresigndIO
+
 /// Prometheus text exposition (format 0.0.4) of the workers' counters (DESIGN §5, issue 4).
 /// Every family has HELP and TYPE lines, label values are escaped, and series are sorted, so the
 /// output passes `promtool check metrics`.

@@ -1,4 +1,5 @@
 import COpenSSL
+import PresigndOpenSSL
 
 #if canImport(Glibc)
     import Glibc
@@ -13,7 +14,7 @@ final class TLSClientContext: @unchecked Sendable {
 
     init(caFile: String?, verifiesPeer: Bool) throws(StartupError) {
         guard let context = SSL_CTX_new(TLS_client_method()) else {
-            throw .tls("SSL_CTX_new: " + OpenSSLError.drain())
+            throw .tls(OpenSSLError.drain("SSL_CTX_new").description)
         }
         self.context = context
         self.verifiesPeer = verifiesPeer
@@ -31,11 +32,11 @@ final class TLSClientContext: @unchecked Sendable {
             SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
             if let caFile {
                 guard SSL_CTX_load_verify_locations(context, caFile, nil) == 1 else {
-                    throw .tls("cannot load ca_file \(caFile): " + OpenSSLError.drain())
+                    throw .tls(OpenSSLError.drain("cannot load ca_file \(caFile)").description)
                 }
             } else {
                 guard SSL_CTX_set_default_verify_paths(context) == 1 else {
-                    throw .tls("cannot load the system CA store: " + OpenSSLError.drain())
+                    throw .tls(OpenSSLError.drain("cannot load the system CA store").description)
                 }
             }
         } else {
@@ -93,24 +94,4 @@ final class TLSSessionStore {
     }
 
     deinit { forget() }
-}
-
-/// Drains OpenSSL's thread-local error queue into text.
-enum OpenSSLError {
-    static func drain() -> String {
-        var messages: [String] = []
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            messages.append(describe(code))
-        }
-        return messages.isEmpty ? "unknown error" : messages.joined(separator: "; ")
-    }
-
-    static func describe(_ code: UInt) -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        ERR_error_string_n(code, &buffer, buffer.count)
-        let length = buffer.firstIndex(of: 0) ?? buffer.count
-        return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
 }

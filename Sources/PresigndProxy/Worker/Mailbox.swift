@@ -1,3 +1,4 @@
+import PresigndIO
 import Synchronization
 
 /// Messages the main thread sends a worker.

@@ -1,4 +1,4 @@
-import CLibevent
+import PresigndIO
 import PresigndSigV4
 
 #if canImport(Glibc)
@@ -10,20 +10,22 @@ import PresigndSigV4
 final class Worker {
     let index: Int
     let loop: EventLoop
-    /// `loop.base`, for the per-request time reads.
-    private let loopBase: OpaquePointer
     let logger: Logger
     let metrics: WorkerMetrics
     private(set) var settings: ProxySettings
-    private var listeners: [OpaquePointer] = []
+    private var listeners: [Listener] = []
+    /// An accept failure (descriptor ceiling) is logged once per episode: the listener backs off by itself.
+    private var isAcceptFailing = false
     private var connections: [ObjectIdentifier: ClientConnection] = [:]
     private var pools: [UpstreamPool] = []
     private var signers: [Signer?] = []
     /// Per upstream index: its slot in `metrics` (resolved once per configuration).
-    private var metricSlots: [Int] = []
+    private(set) var metricSlots: [Int] = []
     private(set) var isDraining = false
     private var requestCounter: UInt64 = 0
     private var headScratch: [UInt8] = []
+    /// The actions of the event a connection is handling (`ClientConnection.handle`), lent out and given back.
+    private var actionScratch: [ConnectionAction] = []
     /// An ended exchange's signed-head buffer, empty, for the next one (`takeSignedHeadBuffer`).
     private var spareSignedHead: [UInt8] = []
     private var lastSigningDate: AmzDate?
@@ -34,17 +36,24 @@ final class Worker {
 
     init(index: Int, settings: ProxySettings, logger: Logger, metrics: WorkerMetrics) throws(StartupError) {
         self.index = index
-        self.loop = try EventLoop(lockless: true)
-        self.loopBase = loop.base
+        do {
+            self.loop = try EventLoop(lockless: true)
+        } catch {
+            throw StartupError(error)
+        }
         self.logger = logger
         self.metrics = metrics
         self.settings = settings
         // 7 random hex digits + 2 for the worker + 6 for the counter: 15 characters, which Swift keeps
         // inline (a 16-character id was one heap allocation per request).
         let random = UInt32.random(in: 0...0x0FFF_FFFF)
-        self.requestIDPrefix = Self.hex(UInt64(index), digits: 2, after: Self.hex(UInt64(random), digits: 7))
+        self.requestIDPrefix = RequestID.hex(UInt64(index), digits: 2, after: RequestID.hex(UInt64(random), digits: 7))
         resetUpstreams()
-        control = try CrossThreadEvent(loop: loop) { [unowned self] in self.handleControl() }
+        do {
+            control = try CrossThreadEvent(loop: loop) { [unowned self] in self.handleControl() }
+        } catch {
+            throw StartupError(error)
+        }
     }
 
     private func resetUpstreams() {
@@ -63,33 +72,44 @@ final class Worker {
     /// Accepts on `sockets` instead of the current listeners. The new listeners are all made first: when one
     /// cannot be, the worker keeps accepting where it did (bug e) and the new sockets are closed.
     func replaceListeners(with sockets: [ListenSocket]) throws(StartupError) {
-        let fresh = try makeListeners(sockets)
-        for listener in listeners { evconnlistener_free(listener) }
-        listeners = fresh
-        if isAtCapacity { for listener in listeners { evconnlistener_disable(listener) } }
+        listeners = try makeListeners(sockets)
+        if isAtCapacity { setAccepting(false) }
     }
 
-    /// One listener per socket, or none: on a failure the ones made are freed and every socket is closed.
-    private func makeListeners(_ sockets: [ListenSocket]) throws(StartupError) -> [OpaquePointer] {
-        var made: [OpaquePointer] = []
+    /// One listener per socket, or none: on a failure the ones made go (closing their sockets), and so do the
+    /// sockets not reached.
+    private func makeListeners(_ sockets: [ListenSocket]) throws(StartupError) -> [Listener] {
+        var made: [Listener] = []
         for (index, socket) in sockets.enumerated() {
-            let context = Unmanaged.passUnretained(self).toOpaque()
-            guard
-                let listener = evconnlistener_new(
-                    loop.base,
-                    { _, fd, address, length, context in
-                        guard let context, let address else { return }
-                        Unmanaged<Worker>.fromOpaque(context).takeUnretainedValue().accept(
-                            fd: fd, peer: SocketAddress(sockaddr: address, length: length))
-                    }, context, LEV_OPT_CLOSE_ON_FREE, -1, socket.fd)
-            else {
-                for listener in made { evconnlistener_free(listener) }
-                for unused in sockets[index...] { close(unused.fd) }
-                throw .eventLoop("evconnlistener_new failed for \(socket.boundAddress)")
+            do {
+                made.append(
+                    try Listener(
+                        loop: loop, socket: socket,
+                        onAccept: { [unowned self] fd, peer in self.accept(fd: fd, peer: peer) },
+                        onError: { [unowned self] code in self.acceptFailed(code) }))
+            } catch {
+                for unused in sockets[(index + 1)...] { close(unused.fd) }
+                throw StartupError(error)
             }
-            made.append(listener)
         }
         return made
+    }
+
+    private func setAccepting(_ accepting: Bool) {
+        for listener in listeners {
+            do {
+                if accepting { try listener.enable() } else { try listener.disable() }
+            } catch {
+                logger.error("Cannot change accepting", metadata: ["listen.address": listener.boundAddress])
+            }
+        }
+    }
+
+    /// The first failed accept of an episode (EMFILE and the like): the listener pauses and retries by itself.
+    private func acceptFailed(_ code: Int32) {
+        logger.warning(
+            "Cannot accept connections; pausing the listener",
+            metadata: ["worker": String(index), "error": IOError.text(errno: code)])
     }
 
     private var isAtCapacity: Bool { connections.count >= settings.limits.maxConnectionsPerWorker }
@@ -102,16 +122,14 @@ final class Worker {
         }
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        guard let bev = bufferevent_socket_new(loop.base, fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
-            close(fd)
-            return
-        }
-        let connection = ClientConnection(worker: self, bev: bev, peer: peer, settings: settings)
+        // The stream closes the socket when it cannot be made.
+        guard let stream = try? SocketStream(loop: loop, fd: fd, maxRead: ClientConnection.maxRead) else { return }
+        let connection = ClientConnection(worker: self, stream: stream, peer: peer, settings: settings)
         connections[ObjectIdentifier(connection)] = connection
         metrics.connectionOpened()
         if connections.count >= settings.limits.maxConnectionsPerWorker {
             // At capacity: leave further connections in the kernel backlog until one closes.
-            for listener in listeners { evconnlistener_disable(listener) }
+            setAccepting(false)
         }
     }
 
@@ -119,7 +137,7 @@ final class Worker {
         guard connections.removeValue(forKey: ObjectIdentifier(connection)) != nil else { return }
         metrics.connectionClosed()
         if !isDraining && connections.count < settings.limits.maxConnectionsPerWorker {
-            for listener in listeners { evconnlistener_enable(listener) }
+            setAccepting(true)
         }
         if isDraining && connections.isEmpty { finishDrain() }
     }
@@ -153,6 +171,20 @@ final class Worker {
         return try body(&buffer)
     }
 
+    /// The worker's action array for one `ClientConnection.handle`; a connection that handles an event while
+    /// another one does gets a new array.
+    func takeActionScratch() -> [ConnectionAction] {
+        var actions: [ConnectionAction] = []
+        swap(&actions, &actionScratch)
+        return actions
+    }
+
+    func returnActionScratch(_ actions: consuming [ConnectionAction]) {
+        guard actions.capacity > actionScratch.capacity else { return }
+        actions.removeAll(keepingCapacity: true)
+        actionScratch = actions
+    }
+
     /// An empty buffer for a signed upstream head, with the capacity an earlier exchange left when there is one.
     /// 992 bytes plus the array's 32-byte header is a 1 KiB block: inside glibc's per-thread cache.
     func takeSignedHeadBuffer() -> [UInt8] {
@@ -182,9 +214,9 @@ final class Worker {
         return date
     }
 
-    /// The loop iteration's time (`EventLoop.cachedMicroseconds`), read without touching `loop`'s reference count.
+    /// The loop iteration's time (`EventLoop.nowMicroseconds`: no clock read per event).
     func nowMicroseconds() -> Int {
-        EventLoop.cachedMicroseconds(loopBase)
+        loop.nowMicroseconds
     }
 
     /// The next request's id, formatted only where it is written (`RequestID`).
@@ -194,106 +226,6 @@ final class Worker {
     }
 
     func nextRequestID() -> String { nextRequest().text }
-
-    /// `prefix` + the counter in upper-case hex, at least 6 digits.
-    static func requestID(prefix: String, counter: UInt64) -> String {
-        hex(counter, digits: 6, after: prefix)
-    }
-
-    func exchangeStarted(_ exchange: Exchange, client: String) {
-        exchange.ops.client = client
-        metrics.requestStarted()
-    }
-
-    /// Every exchange ends here exactly once: counted, and logged (`completed` false: cut short).
-    func exchangeEnded(_ exchange: Exchange, completed: Bool) {
-        recycleSignedHeadBuffer(&exchange.encodedHead)
-        let ops = exchange.ops
-        let duration = max(0, nowMicroseconds() - ops.startedAtMicros)
-        metrics.requestEnded(
-            bucket: exchange.bucket, method: exchange.method, status: exchange.responseStatus,
-            bytesIn: exchange.requestBodyBytes, bytesOut: exchange.responseBodyBytes, durationMicros: duration,
-            upstreamSlot: ops.upstreamSlot, upstreamLatencyMicros: ops.upstreamLatencyMicros,
-            reusedConnections: ops.reusedConnections)
-        logAccess(
-            AccessLogEntry(
-                requestID: exchange.requestID, client: ops.client, bucket: exchange.bucket, method: exchange.method,
-                path: exchange.logPath, status: exchange.responseStatus, bytesIn: exchange.requestBodyBytes,
-                bytesOut: exchange.responseBodyBytes, durationMicros: duration, upstreamStatus: ops.upstreamStatus,
-                upstreamMicros: ops.upstreamLatencyMicros, upstreamReused: ops.upstreamReused,
-                errorCode: ops.errorCode ?? (completed ? nil : "aborted")))
-    }
-
-    /// A response presignd wrote itself with no exchange behind it (routing, policy, malformed requests).
-    func localResponseSent(
-        method: String, path: String, status: Int, bytesOut: Int, client: SocketAddress, requestID: String,
-        errorCode: String?
-    ) {
-        metrics.requestEnded(
-            bucket: "-", method: method, status: status, bytesIn: 0, bytesOut: bytesOut, durationMicros: 0,
-            wasInFlight: false)
-        logAccess(
-            AccessLogEntry(
-                requestID: requestID, client: client.host, bucket: nil, method: method, path: path, status: status,
-                bytesIn: 0, bytesOut: bytesOut, durationMicros: 0, errorCode: errorCode))
-    }
-
-    /// An exchange's signed head went to `connection` (pooled or new): timings, reuse and TLS counters.
-    /// `settings` are the ones the exchange runs under: after a reload they may be the old ones,
-    /// whose upstream indexes the slots resolved for the current configuration do not follow.
-    func upstreamAttached(
-        _ connection: UpstreamConnection, to exchange: Exchange, settings exchangeSettings: ProxySettings
-    ) {
-        let index = exchange.upstreamIndex
-        let slot =
-            exchangeSettings === settings
-            ? metricSlots[index] : metrics.upstreamSlot(named: exchangeSettings.upstreams[index].name)
-        exchange.ops.upstreamAttached(slot: slot, reused: connection.isReused, at: nowMicroseconds())
-        if !connection.isReused { metrics.upstreamConnectionOpened(slot: slot) }
-        if !connection.isReused && connection.onTLSHandshake == nil {
-            connection.onTLSHandshake = { [metrics] resumed in metrics.tlsHandshake(slot: slot, resumed: resumed) }
-        }
-    }
-
-    /// One access-log line per request: never the query string (it may carry presign signatures).
-    /// The entry is built only when the access log is on (`@autoclosure`): nothing per request otherwise.
-    func logAccess(_ entry: @autoclosure () -> AccessLogEntry) {
-        guard settings.accessLog else { return }
-        logger.log(.info, "Request", pairs: entry().metadata)
-    }
-
-    /// `prefix` + `value` in upper-case hex with at least `digits` digits, written in place (one allocation).
-    private static func hex(_ value: UInt64, digits minimum: Int, after prefix: String = "") -> String {
-        let prefix = prefix.utf8
-        return String(unsafeUninitializedCapacity: prefix.count + hexDigitCount(value, minimum: minimum)) { buffer in
-            var index = 0
-            for byte in prefix {
-                buffer[index] = byte
-                index += 1
-            }
-            forEachHexDigit(value, minimum: minimum) { digit in
-                buffer[index] = digit
-                index += 1
-            }
-            return index
-        }
-    }
-
-    /// How many digits `forEachHexDigit` gives.
-    static func hexDigitCount(_ value: UInt64, minimum: Int) -> Int {
-        max(minimum, (UInt64.bitWidth - value.leadingZeroBitCount + 3) / 4)
-    }
-
-    /// Hands `value`'s upper-case hex digits to `body`, most significant first, zero-padded to `minimum`.
-    @inline(__always)
-    static func forEachHexDigit(_ value: UInt64, minimum: Int, _ body: (UInt8) -> Void) {
-        var shift = (hexDigitCount(value, minimum: minimum) - 1) * 4
-        while shift >= 0 {
-            let nibble = UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0xF
-            body(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10)
-            shift -= 4
-        }
-    }
 
     // MARK: Cross-thread control (drain, reload)
 
@@ -333,7 +265,6 @@ final class Worker {
     private func beginDrain() {
         guard !isDraining else { return }
         isDraining = true
-        for listener in listeners { evconnlistener_free(listener) }
         listeners.removeAll()
         for pool in pools { pool.closeAll() }
         // Idle keep-alive connections close now; busy ones close after their response.
@@ -348,8 +279,11 @@ final class Worker {
 
     /// The thread body.
     func run() {
-        loop.run()
-        for listener in listeners { evconnlistener_free(listener) }
+        do {
+            try loop.run()
+        } catch {
+            logger.error("Event loop failed", metadata: ["error": error.description])
+        }
         listeners.removeAll()
         for connection in Array(connections.values) { connection.close() }
         for pool in pools { pool.closeAll() }

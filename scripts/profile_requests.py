@@ -15,7 +15,7 @@ presignd (release build, 1 worker, access log off, admin off) and a keep-alive c
     function (addr2line) and by object type (nm: the isa pointer's metadata symbol).
 
 --distinct appends `?n=<i>` to every request, so no two heads are equal and every request is parsed, rewritten
-and signed (no signed-head cache hit). Needs nginx, valgrind (default mode), cc + addr2line + nm (--rc).
+and signed (as SDK requests are: each carries its own invocation id). Needs nginx, valgrind (default mode), cc + addr2line + nm (--rc).
 
   swift build -c release --product presignd
   scripts/profile_requests.py [--distinct] [--rc] [--requests 5000] [--base 1000]
@@ -91,12 +91,12 @@ __attribute__((constructor)) static void init(void) {
 """
 
 
-def client(port, count, distinct, first=0):
-    """`count` sequential keep-alive GETs of /bench/1k; every answer must be a 200 with the whole body."""
+def client(port, count, distinct, first=0, path="/bench/1k"):
+    """`count` sequential keep-alive GETs of `path`; every answer must be a 200 with the whole body."""
     sock = socket.create_connection(("127.0.0.1", port), timeout=60)
     buffer = b""
     for i in range(first, first + count):
-        target = f"/bench/1k?n={i}" if distinct else "/bench/1k"
+        target = f"{path}?n={i}" if distinct else path
         sock.sendall(f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
         while True:
             end = buffer.find(b"\r\n\r\n")
@@ -135,7 +135,7 @@ def run_callgrind(args, config, port, requests, out):
                 if proc.poll() is not None:
                     raise RuntimeError("presignd under valgrind exited")
                 time.sleep(0.1)
-        client(port, requests, args.distinct)
+        client(port, requests, args.distinct, path=args.path)
     finally:
         proc.send_signal(signal.SIGINT)  # a clean exit writes the callgrind file
         proc.wait(timeout=120)
@@ -171,10 +171,10 @@ def run_rc(args, config, port, workdir):
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         bench.wait_port(port, proc, "presignd")
-        client(port, args.base, args.distinct)
+        client(port, args.base, args.distinct, path=args.path)
         base = pie_base(proc.pid, args.presignd)
         proc.send_signal(signal.SIGUSR2)
-        client(port, args.requests, args.distinct, first=args.base)
+        client(port, args.requests, args.distinct, first=args.base, path=args.path)
         proc.send_signal(signal.SIGUSR2)
         for _ in range(100):
             if os.path.exists(counts):
@@ -250,7 +250,11 @@ def main():
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--sites", action="store_true", help="with --rc: also by call site (source line)")
     parser.add_argument("--out", default=None, help="where callgrind files go (default: a new /tmp directory)")
+    parser.add_argument("--size", choices=("1k", "64k"), default="1k", help="the object fetched (default 1k)")
+    parser.add_argument("--tls", action="store_true",
+                        help="the upstream over verified TLS (bench_compare's TLS origin and bucket)")
     args = parser.parse_args()
+    args.path = f"/{bench.TLS_BUCKET if args.tls else 'bench'}/{args.size}"
     needed = ["nginx"] + (["cc", "addr2line", "nm"] if args.rc else ["valgrind"])
     missing = [tool for tool in needed if not shutil.which(tool)]
     if missing or not os.path.exists(args.presignd):
@@ -262,21 +266,26 @@ def main():
     os.makedirs(out, exist_ok=True)
     data = os.path.join(workdir, "data")
     os.makedirs(os.path.join(data, "bench"))
-    with open(os.path.join(data, "bench", "1k"), "wb") as f:
-        f.write(os.urandom(1024))
-    origin = bench.start_origin(workdir, data, bench.free_port(), bench.free_port())
+    with open(os.path.join(data, "bench", args.size), "wb") as f:
+        f.write(os.urandom(1024 if args.size == "1k" else 65536))
+    os.symlink("bench", os.path.join(data, bench.TLS_BUCKET))
+    tls = dict(bench.make_tls(workdir), port=bench.free_port()) if args.tls else None
+    origin = bench.start_origin(workdir, data, bench.free_port(), bench.free_port(), tls)
     try:
         port = bench.free_port()
-        config = bench.write_presignd_config(workdir, origin.port, 16, None, listen=f"127.0.0.1:{port}")
-        kind = "distinct heads (every request signed)" if args.distinct else "one URL (signed-head cache hits)"
+        upstream_tls = {"port": tls["port"], "ca": tls["ca"]} if tls else None
+        config = bench.write_presignd_config(workdir, origin.port, 16, None, listen=f"127.0.0.1:{port}",
+                                             tls=upstream_tls)
+        kind = ("distinct heads (every request signed)" if args.distinct else "one URL") + (
+            ", upstream over TLS" if args.tls else "")
         if args.rc:
-            print(f"presignd {args.presignd}, {args.requests} GETs of 1 KiB after {args.base}, {kind}")
+            print(f"presignd {args.presignd}, {args.requests} GETs of {args.path} after {args.base}, {kind}")
             run_rc(args, config, port, workdir)
         else:
             files = [os.path.join(out, f"callgrind.{n}.out") for n in (args.base, args.base + args.requests)]
             low = run_callgrind(args, config, port, args.base, files[0])
             high = run_callgrind(args, config, port, args.base + args.requests, files[1])
-            print(f"presignd {args.presignd}, 1 KiB GETs, {kind}: {(high - low) / args.requests:,.0f} "
+            print(f"presignd {args.presignd}, GETs of {args.path}, {kind}: {(high - low) / args.requests:,.0f} "
                   f"instructions per request under callgrind ({args.base} vs {args.base + args.requests} requests)")
             print(f"callgrind files: {files[0]} {files[1]}")
     finally:

@@ -24,12 +24,7 @@ sanitizers=("$@")
 failures=0
 summary=()
 # libevent allocates with the system allocator, the one that ships, so the sanitizers check that allocator as it is
-# (issue 18): nothing to switch off. A tree from before issue 18 still has its own chain cache
-# (Sources/CLibevent/chain_pool.h), which reads glibc's chunk headers; there, and only there, it is turned off so
-# that a chain used after its free reaches the sanitizer (the variable means nothing to later trees).
-if [ -e Sources/CLibevent/chain_pool.h ]; then
-    export PRESIGND_CHAIN_POOL=0
-fi
+# (issue 18): nothing to switch off.
 for sanitizer in "${sanitizers[@]}"; do
     scratch="$root/$sanitizer"
     logs="$root/$sanitizer-logs"

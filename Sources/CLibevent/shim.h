@@ -22,7 +22,7 @@
 #include <event2/thread.h>
 #include <event2/util.h>
 
-/// A 4 KiB scratch buffer per thread, for coalescing a few small pieces into one send (EvBuffer.flushNow): Swift's
+/// A 4 KiB scratch buffer per thread, for coalescing a few small pieces into one send (PresigndIO's SocketWriter.send): Swift's
 /// withUnsafeTemporaryAllocation puts allocations over 1 KiB on the heap on Linux, a malloc and free per flush.
 #define PRESIGND_SEND_SCRATCH_BYTES 4096
 static inline unsigned char *presignd_send_scratch(void) {

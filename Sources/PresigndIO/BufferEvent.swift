@@ -9,7 +9,7 @@ import PresigndOpenSSL
 /// A TLS client stream over an already connected socket: libevent's OpenSSL bufferevent
 /// (`bufferevent_openssl_socket_new`, `BUFFEREVENT_SSL_CONNECTING`), the one bufferevent PresigndIO makes, with
 /// one set of C callbacks. The handshake starts at once; `onHandshake` hears how it went (whether the session
-/// was resumed, or why it failed), and only after a successful handshake does the delegate hear anything.
+/// was resumed, or why it failed), and only after a successful handshake does the owner hear anything.
 ///
 /// libevent writes whatever `output` holds as soon as the socket takes it (its output callback arms the write
 /// event), so `flush()` has nothing to do. A peer that closes without close_notify ends the stream as
@@ -20,19 +20,32 @@ import PresigndOpenSSL
 public final class BufferEvent: ByteStream {
     public let input: IOBuffer
     public let output: IOBuffer
-    public unowned var delegate: StreamDelegate?
-    public private(set) var isReading = false
-    public private(set) var isClosed = false
-    public var lowWatermark = 0 {
-        didSet {
-            guard !isClosed, lowWatermark != oldValue else { return }
-            bufferevent_setwatermark(bev, Int16(EV_WRITE), max(0, lowWatermark), 0)
+    // Public state over internal storage, as in `SocketStream`: the stored properties' exclusivity is checked
+    // statically.
+    public var delegate: StreamDelegate? {
+        get { owner }
+        set { owner = newValue }
+    }
+    public var isReading: Bool { reading }
+    public var isClosed: Bool { closed }
+    public var lowWatermark: Int {
+        get { writeLowWatermark }
+        set {
+            guard !closed, newValue != writeLowWatermark else { return }
+            writeLowWatermark = newValue
+            bufferevent_setwatermark(bev, Int16(EV_WRITE), max(0, newValue), 0)
         }
     }
     /// The handshake completed.
-    public private(set) var isOpen = false
+    public var isOpen: Bool { handshakeDone }
     /// The handshake resumed a cached session.
-    public private(set) var resumedSession = false
+    public var resumedSession: Bool { sessionResumed }
+    unowned var owner: StreamDelegate?
+    private var reading = false
+    private var closed = false
+    private var writeLowWatermark = 0
+    private var handshakeDone = false
+    private var sessionResumed = false
     /// The stream ended with a reset or a failure: no close_notify is sent to a peer that is gone.
     private var hasFailed = false
 
@@ -87,28 +100,28 @@ public final class BufferEvent: ByteStream {
     }
 
     deinit {
-        if !isClosed { free(cleanly: true) }
+        if !closed { free(cleanly: true) }
     }
 
     public func enableReading() {
-        guard !isReading, !isClosed else { return }
+        guard !reading, !closed else { return }
         guard bufferevent_enable(bev, Int16(EV_READ)) == 0 else {
             failSoon(.failed("bufferevent_enable: out of memory"))
             return
         }
-        isReading = true
+        reading = true
     }
 
     public func disableReading() {
-        guard isReading, !isClosed else { return }
-        isReading = false
+        guard reading, !closed else { return }
+        reading = false
         // Fails only when the event cannot be removed from the changelist (allocation); the read callback then
-        // finds `isReading` false and ignores what arrives.
+        // finds `reading` false and ignores what arrives.
         _ = bufferevent_disable(bev, Int16(EV_READ))
     }
 
     public func setTimeouts(readMilliseconds: Int, writeMilliseconds: Int) {
-        guard !isClosed else { return }
+        guard !closed else { return }
         // Unchanged timeouts are not set again: that re-adds both events to the timer heap.
         guard readMilliseconds != readTimeoutMilliseconds || writeMilliseconds != writeTimeoutMilliseconds else {
             return
@@ -130,12 +143,12 @@ public final class BufferEvent: ByteStream {
     public func flush() {}
 
     public func close() {
-        guard !isClosed else { return }
+        guard !closed else { return }
         free(cleanly: true)
     }
 
     public func reset() {
-        guard !isClosed else { return }
+        guard !closed else { return }
         let fd = bufferevent_getfd(bev)
         if fd >= 0 {
             var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
@@ -147,11 +160,11 @@ public final class BufferEvent: ByteStream {
 
     /// A clean TLS shutdown first (when the handshake completed) so the session stays resumable (DESIGN §7).
     private func free(cleanly: Bool) {
-        isClosed = true
-        isReading = false
-        delegate = nil
+        closed = true
+        reading = false
+        owner = nil
         onHandshake = nil
-        if cleanly && isOpen && !hasFailed {
+        if cleanly && handshakeDone && !hasFailed {
             // We do not wait for the peer's close_notify; a failure here (peer gone) is no error.
             SSL_set_shutdown(ssl, SSL_RECEIVED_SHUTDOWN)
             _ = SSL_shutdown(ssl)
@@ -162,7 +175,7 @@ public final class BufferEvent: ByteStream {
 
     /// Reports `end` through a deferred event callback (`bufferevent_trigger_event`), on the next loop round.
     func failSoon(_ end: StreamEnd) {
-        guard !isClosed, pendingEnd == nil else { return }
+        guard !closed, pendingEnd == nil else { return }
         pendingEnd = end
         bufferevent_trigger_event(bev, Int16(BEV_EVENT_ERROR), Int32(BEV_TRIG_DEFER_CALLBACKS.rawValue))
     }
@@ -170,40 +183,40 @@ public final class BufferEvent: ByteStream {
     // MARK: Callbacks
 
     fileprivate func readable() {
-        guard isReading, !isClosed else { return }
-        delegate?.streamReadable()
+        guard reading, !closed else { return }
+        owner?.streamReadable()
     }
 
     fileprivate func drained() {
-        guard !isClosed else { return }
-        delegate?.streamDrained()
+        guard !closed else { return }
+        owner?.streamDrained()
     }
 
     fileprivate func event(_ events: Int16, errno code: Int32) {
-        guard !isClosed else { return }
+        guard !closed else { return }
         let events = Int32(events)
         if events & Int32(BEV_EVENT_CONNECTED) != 0 {
-            isOpen = true
-            resumedSession = SSL_session_reused(ssl) == 1
+            handshakeDone = true
+            sessionResumed = SSL_session_reused(ssl) == 1
             let handshake = onHandshake
             onHandshake = nil
-            handshake?(.success(resumedSession))
+            handshake?(.success(sessionResumed))
             return
         }
         let end = pendingEnd ?? classify(events, errno: code)
         pendingEnd = nil
-        isReading = false
+        reading = false
         switch end {
         case .reset, .failed: hasFailed = true
         case .endOfFile, .readTimeout, .writeTimeout: break
         }
-        if !isOpen {
+        if !handshakeDone {
             let handshake = onHandshake
             onHandshake = nil
             handshake?(.failure(end))
             return
         }
-        delegate?.streamEnded(end)
+        owner?.streamEnded(end)
     }
 }
 

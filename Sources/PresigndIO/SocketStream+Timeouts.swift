@@ -10,8 +10,8 @@ extension SocketStream {
     public func setTimeouts(readMilliseconds: Int, writeMilliseconds: Int) {
         readTimeoutMilliseconds = max(0, readMilliseconds)
         writeTimeoutMilliseconds = max(0, writeMilliseconds)
-        guard !isClosed else { return }
-        if isReading { restartReadDeadline() } else { readDeadline = 0 }
+        guard !closed else { return }
+        if reading { restartReadDeadline() } else { readDeadline = 0 }
         if isWriteArmed { restartWriteDeadline() } else { writeDeadline = 0 }
     }
 
@@ -47,7 +47,7 @@ extension SocketStream {
     /// Reports `end` from the timer on the next loop iteration: owners never hear from a stream inside their own
     /// call to it. `event_active` cannot fail.
     func failSoon(_ end: StreamEnd) {
-        guard !isClosed, pendingEnd == nil else { return }
+        guard !closed, pendingEnd == nil else { return }
         pendingEnd = end
         event_active(timerEvent, Int32(EV_TIMEOUT), 0)
     }
@@ -58,19 +58,19 @@ extension SocketStream {
             pendingEnd = nil
             disableReading()
             disarmWriting()
-            delegate?.streamEnded(end)
+            owner?.streamEnded(end)
             return
         }
         let now = MonotonicClock.coarseMilliseconds()
         if readDeadline != 0 && readDeadline <= now {
             // As a bufferevent does: reading stops; the owner decides what else happens.
             disableReading()
-            delegate?.streamEnded(.readTimeout)
+            owner?.streamEnded(.readTimeout)
         } else if writeDeadline != 0 && writeDeadline <= now {
             writeDeadline = 0
-            delegate?.streamEnded(.writeTimeout)
+            owner?.streamEnded(.writeTimeout)
         }
-        guard !isClosed else { return }
+        guard !closed else { return }
         if readDeadline != 0 { armTimer(for: readDeadline) }
         if writeDeadline != 0 { armTimer(for: writeDeadline) }
     }

@@ -21,10 +21,23 @@ public final class SocketStream: ByteStream {
     public let fd: Int32
     public let input: IOBuffer
     public let output: IOBuffer
-    public unowned var delegate: StreamDelegate?
-    public private(set) var isReading = false
-    public private(set) var isClosed = false
-    public var lowWatermark = 0
+    // The public state is computed over internal storage: only this module touches the stored properties, so the
+    // whole-module optimizer can check their exclusivity statically (a public stored property is checked at run
+    // time on every access, about a hundred instructions each).
+    public var delegate: StreamDelegate? {
+        get { owner }
+        set { owner = newValue }
+    }
+    public var isReading: Bool { reading }
+    public var isClosed: Bool { closed }
+    public var lowWatermark: Int {
+        get { writeLowWatermark }
+        set { writeLowWatermark = newValue }
+    }
+    unowned var owner: StreamDelegate?
+    private(set) var reading = false
+    private(set) var closed = false
+    var writeLowWatermark = 0
 
     let loop: EventLoop
     private let readEvent: OpaquePointer
@@ -33,7 +46,7 @@ public final class SocketStream: ByteStream {
     let timerEvent: OpaquePointer
     /// The write event is added: the socket did not take everything.
     private(set) var isWriteArmed = false
-    /// `output` was above `lowWatermark` since the last drained report (or flush that brought it down).
+    /// `output` was above `writeLowWatermark` since the last drained report (or flush that brought it down).
     private var wasAboveLowWatermark = false
 
     /// Bounds for one read; the size adapts between them (no `FIONREAD` syscall per read).
@@ -93,37 +106,37 @@ public final class SocketStream: ByteStream {
     }
 
     deinit {
-        if !isClosed { release() }
+        if !closed { release() }
         evbuffer_free(input.pointer)
         evbuffer_free(output.pointer)
     }
 
     public func enableReading() {
-        guard !isReading, !isClosed else { return }
+        guard !reading, !closed else { return }
         do {
             try LibeventEvent.add(readEvent, milliseconds: nil)
         } catch {
             failSoon(.failed(error.description))
             return
         }
-        isReading = true
+        reading = true
         restartReadDeadline()
     }
 
     public func disableReading() {
-        guard isReading else { return }
-        isReading = false
+        guard reading else { return }
+        reading = false
         readDeadline = 0  // an armed timer finds no deadline and does nothing
         LibeventEvent.remove(readEvent)
     }
 
     public func close() {
-        guard !isClosed else { return }
+        guard !closed else { return }
         release()
     }
 
     public func reset() {
-        guard !isClosed else { return }
+        guard !closed else { return }
         var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
         // If the option cannot be set the peer sees a FIN instead: nothing else is left to try.
         _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
@@ -133,10 +146,10 @@ public final class SocketStream: ByteStream {
     /// Frees the events and closes the socket; the buffers stay until the stream goes (the owner may still read
     /// what arrived).
     private func release() {
-        isClosed = true
-        isReading = false
+        closed = true
+        reading = false
         isWriteArmed = false
-        delegate = nil
+        owner = nil
         event_free(readEvent)
         event_free(writeEvent)
         event_free(timerEvent)
@@ -199,7 +212,7 @@ public final class SocketStream: ByteStream {
     }
 
     private func handleReadable() {
-        guard isReading else { return }
+        guard reading else { return }
         switch readOnce() {
         case .bytes(let got):
             // Adapt the next reservation: grow while reads fill it, shrink for small messages.
@@ -210,15 +223,15 @@ public final class SocketStream: ByteStream {
             }
             // The read timeout counts from the last byte (an idle timeout).
             if readDeadline != 0 { restartReadDeadline() }
-            delegate?.streamReadable()
+            owner?.streamReadable()
         case .wouldBlock:
             return
         case .endOfFile:
             disableReading()
-            delegate?.streamEnded(.endOfFile)
+            owner?.streamEnded(.endOfFile)
         case .failed(let end):
             disableReading()
-            delegate?.streamEnded(end)
+            owner?.streamEnded(end)
         }
     }
 
@@ -230,7 +243,7 @@ public final class SocketStream: ByteStream {
     // MARK: Writing
 
     public func flush() {
-        guard !isClosed, !isWriteArmed else { return }  // an armed write event writes as soon as it can
+        guard !closed, !isWriteArmed else { return }  // an armed write event writes as soon as it can
         let pending = output.count
         guard pending > 0 else { return }
         let (remaining, error) = writeOut(pending)
@@ -238,7 +251,7 @@ public final class SocketStream: ByteStream {
             failSoon(Self.end(errno: error))
             return
         }
-        wasAboveLowWatermark = remaining > lowWatermark
+        wasAboveLowWatermark = remaining > writeLowWatermark
         guard remaining > 0 else { return }
         do {
             try LibeventEvent.add(writeEvent, milliseconds: nil)
@@ -253,23 +266,23 @@ public final class SocketStream: ByteStream {
     private func handleWritable() {
         guard isWriteArmed else { return }
         let pending = output.count
-        if pending > lowWatermark { wasAboveLowWatermark = true }
+        if pending > writeLowWatermark { wasAboveLowWatermark = true }
         let (remaining, error) = pending > 0 ? writeOut(pending) : (0, 0)
         if error != 0 {
             disarmWriting()
-            delegate?.streamEnded(Self.end(errno: error))
+            owner?.streamEnded(Self.end(errno: error))
             return
         }
         if remaining == 0 {
             disarmWriting()
             wasAboveLowWatermark = false
-            delegate?.streamDrained()
+            owner?.streamDrained()
             return
         }
         if remaining < pending { restartWriteDeadline() }  // progress moves the deadline on
-        if wasAboveLowWatermark && remaining <= lowWatermark {
+        if wasAboveLowWatermark && remaining <= writeLowWatermark {
             wasAboveLowWatermark = false
-            delegate?.streamDrained()
+            owner?.streamDrained()
         }
     }
 

@@ -12,8 +12,10 @@ import PresigndSigV4
 /// request side (`+Request`), the upstream side (`+Response`), local answers (`+LocalResponse`) and spooling
 /// (`+Spool`) only move bytes and report what they saw. Everything runs on the owning worker's thread.
 final class ClientConnection: StreamDelegate {
-    /// The worker owns its connections and closes them all before it goes.
-    unowned let worker: Worker
+    /// The worker owns its connections and closes them all before it goes; the reference back is strong (an
+    /// `unowned` one costs a check of the worker's unowned count on every use, several per event) and the cycle
+    /// ends when the worker drops a closed connection (`Worker.connectionClosed`).
+    let worker: Worker
     /// The client's socket: reads in large pieces, writes directly (`SocketStream`).
     let stream: SocketStream
     let peer: SocketAddress
@@ -80,7 +82,9 @@ final class ClientConnection: StreamDelegate {
         guard settings !== worker.settings, decoder.isIdle else { return }
         settings = worker.settings
         decoder = RequestDecoder(limits: Self.decoderLimits(settings))
-        machine.headerTimeoutMilliseconds = settings.limits.headerTimeoutMilliseconds
+        var next = machine
+        next.headerTimeoutMilliseconds = settings.limits.headerTimeoutMilliseconds
+        machine = next
         stream.lowWatermark = settings.lowWatermark
         appliedReadTimeout = nil
     }
@@ -99,22 +103,28 @@ final class ClientConnection: StreamDelegate {
         }
         isHandlingEvents = true
         var actions = worker.takeActionScratch()
-        var next: ConnectionEvent? = event
-        var queued = 0
-        while let current = next {
-            actions.removeAll(keepingCapacity: true)
-            machine.handle(current, into: &actions)
-            for action in actions { perform(action) }
-            if queued < pendingEvents.count {
-                next = pendingEvents[queued]
+        run(event, &actions)
+        if !pendingEvents.isEmpty {
+            var queued = 0
+            while queued < pendingEvents.count {
+                let next = pendingEvents[queued]
                 queued += 1
-            } else {
-                next = nil
+                run(next, &actions)
             }
+            pendingEvents = []
         }
-        if !pendingEvents.isEmpty { pendingEvents = [] }
-        worker.returnActionScratch(actions)
+        worker.returnActionScratch(consume actions)
         isHandlingEvents = false
+    }
+
+    /// One event through the machine, then its actions. The machine's state is plain data: it is copied out and
+    /// back, so `machine` is never held across a call (its accesses need no run-time exclusivity check).
+    private func run(_ event: borrowing ConnectionEvent, _ actions: inout [ConnectionAction]) {
+        var next = machine
+        next.handle(event, into: &actions)
+        machine = next
+        for action in actions { perform(action) }
+        actions.removeAll(keepingCapacity: true)
     }
 
     private func perform(_ action: ConnectionAction) {

@@ -47,14 +47,12 @@ final class UpstreamConnection: StreamDelegate {
     private let noInput: OwnedIOBuffer
     /// Served at least one exchange before this one (a stale keep-alive may fail with no byte).
     var isReused = false
-    /// The client connection whose exchange uses this connection; nil while pooled. It sets itself and
-    /// clears it (`free`, or the pool's `put`) before it goes.
+    /// Who hears the connection's events: the client connection whose exchange uses it, or the pool while it is
+    /// idle (any byte, EOF or timeout then ends it). Each sets itself and is replaced or cleared (`free`) before it
+    /// goes: the pool's idle list keeps the connection alive, and a client connection frees its upstream first.
     unowned var delegate: UpstreamConnectionDelegate?
     /// Called once when the TLS handshake completes, with whether it resumed a session (metrics).
     var onTLSHandshake: ((Bool) -> Void)?
-    /// The pool holding this connection while it is idle: told when the connection speaks, ends or times out.
-    /// The pool's idle list keeps the connection alive, and the connection is freed before the pool lets go of it.
-    unowned var idlePool: UpstreamPool?
     private(set) var isReading = true
     private var timeouts: (read: Int, write: Int)
     private var lowWatermark: Int
@@ -82,7 +80,10 @@ final class UpstreamConnection: StreamDelegate {
         do {
             connector = try Connector(
                 loop: loop, host: target.host, port: target.port, timeoutMilliseconds: target.connectTimeoutMilliseconds
-            ) { [weak self] result in self?.connected(result) }
+            ) { [unowned self] result in self.connected(result) }
+            // `unowned`, not `weak`: the connector (and the TLS stream's handshake callback below) lives in `state`
+            // and is cancelled in `free`, which `deinit` calls, so neither calls back once self is gone; a weak
+            // capture would give every upstream connection a side table and slow each retain and release of it.
         } catch {
             throw .upstreamConnect("\(error)")
         }
@@ -146,7 +147,6 @@ final class UpstreamConnection: StreamDelegate {
         }
         state = .closed
         delegate = nil
-        idlePool = nil
     }
 
     // MARK: Connecting
@@ -188,7 +188,7 @@ final class UpstreamConnection: StreamDelegate {
         do {
             let stream = try BufferEvent(
                 loop: loop, connectedFD: fd, ssl: ssl, maxRead: Self.maxRead, maxWrite: 256 * 1024
-            ) { [weak self] result in self?.handshakeEnded(result) }
+            ) { [unowned self] result in self.handshakeEnded(result) }
             stream.delegate = self
             // The handshake has the rest of the connect timeout's budget, as the whole setup did before.
             stream.setTimeouts(
@@ -240,12 +240,7 @@ final class UpstreamConnection: StreamDelegate {
     // MARK: Stream events
 
     func streamReadable() {
-        if let delegate {
-            delegate.upstreamReadable(self)
-        } else if let idlePool {
-            // An idle pooled connection must not talk; whatever it says, it is done.
-            idlePool.remove(self)
-        }
+        delegate?.upstreamReadable(self)
     }
 
     func streamDrained() {
@@ -266,10 +261,6 @@ final class UpstreamConnection: StreamDelegate {
 
     /// Hands a failure to whoever listens: the exchange or the pool.
     private func report(_ failure: UpstreamFailure) {
-        if let delegate {
-            delegate.upstreamEnded(self, failure)
-        } else if let idlePool {
-            idlePool.remove(self)
-        }
+        delegate?.upstreamEnded(self, failure)
     }
 }

@@ -1,5 +1,7 @@
-/// A worker's keep-alive pool for one upstream: idle connections, most recently used first out.
-final class UpstreamPool {
+/// A worker's keep-alive pool for one upstream: idle connections, most recently used first out. It is an idle
+/// connection's delegate: a pooled connection must not talk, so whatever it says (a byte, EOF, the idle timeout)
+/// ends it.
+final class UpstreamPool: UpstreamConnectionDelegate {
     let upstreamIndex: Int
     let sessions = TLSSessionStore()
     private var idle: [UpstreamConnection] = []
@@ -32,7 +34,7 @@ final class UpstreamPool {
     /// A pooled connection, or nil when the caller must connect a new one.
     func take() -> UpstreamConnection? {
         guard let connection = idle.popLast() else { return nil }
-        connection.idlePool = nil
+        connection.delegate = nil
         connection.isReused = true
         idleCountChanged()
         return connection
@@ -40,14 +42,13 @@ final class UpstreamPool {
 
     /// Parks a connection whose last exchange ended cleanly; closes it when the pool is full.
     func put(_ connection: UpstreamConnection) {
-        connection.delegate = nil
         guard idle.count < maxIdleConnections else {
             connection.free()
             return
         }
         // While idle: any byte, EOF or the idle timeout closes it.
         connection.setTimeouts(readMilliseconds: idleTimeoutMilliseconds, writeMilliseconds: idleTimeoutMilliseconds)
-        connection.idlePool = self
+        connection.delegate = self
         connection.enableReading()
         idle.append(connection)
         idleCountChanged()
@@ -59,6 +60,10 @@ final class UpstreamPool {
         connection.free()
         idleCountChanged()
     }
+
+    func upstreamReadable(_ connection: UpstreamConnection) { remove(connection) }
+    func upstreamDrained(_ connection: UpstreamConnection) {}
+    func upstreamEnded(_ connection: UpstreamConnection, _ failure: UpstreamFailure) { remove(connection) }
 
     /// Closes every idle connection (shutdown, reload).
     func closeAll() {

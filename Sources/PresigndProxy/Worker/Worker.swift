@@ -179,9 +179,9 @@ final class Worker {
         return actions
     }
 
+    /// Takes back an emptied action array (the caller gives up its copy, so the buffer stays unique).
     func returnActionScratch(_ actions: consuming [ConnectionAction]) {
         guard actions.capacity > actionScratch.capacity else { return }
-        actions.removeAll(keepingCapacity: true)
         actionScratch = actions
     }
 

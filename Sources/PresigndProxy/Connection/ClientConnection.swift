@@ -37,7 +37,9 @@ final class ClientConnection: StreamDelegate {
 
     /// Events raised while actions run wait here, so each event's actions complete before the next is handled.
     private var pendingEvents: [ConnectionEvent] = []
-    private var isHandlingEvents = false
+    /// Whether `handle` is running, and whether events wait behind the current one (plain data: the hot path
+    /// reads it instead of the array).
+    private var dispatch = EventDispatch.idle
     /// `processClientInput` is running (an action may ask for it again: the running loop carries on instead).
     var isDecodingInput = false
     /// The read timeout applied last, so a change of state re-arms the timer only when the kind changes.
@@ -97,14 +99,15 @@ final class ClientConnection: StreamDelegate {
     /// next request, say) are queued behind it, so each event's actions complete before the next is handled. The
     /// actions go into the worker's scratch array: an event allocates nothing, and an idle connection holds none.
     func handle(_ event: ConnectionEvent) {
-        guard !isHandlingEvents else {
+        guard dispatch == .idle else {
             pendingEvents.append(event)
+            dispatch = .runningWithQueuedEvents
             return
         }
-        isHandlingEvents = true
+        dispatch = .running
         var actions = worker.takeActionScratch()
         run(event, &actions)
-        if !pendingEvents.isEmpty {
+        if dispatch == .runningWithQueuedEvents {
             var queued = 0
             while queued < pendingEvents.count {
                 let next = pendingEvents[queued]
@@ -114,7 +117,7 @@ final class ClientConnection: StreamDelegate {
             pendingEvents = []
         }
         worker.returnActionScratch(consume actions)
-        isHandlingEvents = false
+        dispatch = .idle
     }
 
     /// One event through the machine, then its actions. The machine's state is plain data: it is copied out and
@@ -321,6 +324,13 @@ final class ClientConnection: StreamDelegate {
         handle(.drain)
         settle()
     }
+}
+
+/// Where `ClientConnection.handle` is: not running, running one event, or running with more queued behind it.
+enum EventDispatch {
+    case idle
+    case running
+    case runningWithQueuedEvents
 }
 
 /// What local answers need of the request being handled.

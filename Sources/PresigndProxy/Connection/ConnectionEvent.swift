@@ -1,6 +1,8 @@
 import PresigndHTTP1
 
-/// What happened on a client connection, as its driver tells `ConnectionStateMachine`.
+/// What happened on a client connection, as its driver tells `ConnectionStateMachine`. The cases that carry text
+/// (errors, local answers) are `indirect`: the events and actions of an ordinary request stay a few words of plain
+/// data, cheap to copy and switch over.
 enum ConnectionEvent: Equatable {
     /// Bytes of a head arrived, but not the whole head yet (`now`: milliseconds).
     case headBytes(now: Int)
@@ -14,9 +16,9 @@ enum ConnectionEvent: Equatable {
     case responseEnded(upstreamReusable: Bool)
     /// The upstream connection failed or sent something invalid. `retryable`: no byte of a response arrived
     /// on a reused pooled connection and the request may be sent again.
-    case upstreamFailed(ProxyError, retryable: Bool)
+    indirect case upstreamFailed(ProxyError, retryable: Bool)
     /// presignd cannot go on with the request: a malformed head or body, a spool or signing failure.
-    case failed(ProxyError)
+    indirect case failed(ProxyError)
     /// The client's side ended: an orderly half-close (`.endOfFile`) or an abort.
     case clientEnded(ClientEnd)
     /// Nothing arrived from the client within the state's read timeout.
@@ -63,7 +65,7 @@ enum RequestRoute: Equatable {
     /// The body is spooled first (length-less, or unwrapped aws-chunked), then signed and sent.
     case spool
     /// Answered by presignd itself (an error, the service root, a redirect).
-    case local(LocalAnswer)
+    indirect case local(LocalAnswer)
 }
 
 /// A response presignd writes itself.
@@ -112,7 +114,7 @@ enum ConnectionAction: Equatable {
     case finishResponseBody
     case releaseUpstream(reusable: Bool)
     /// Writes a local answer; it ends the exchange's accounting when there is one.
-    case answer(LocalAnswer, closing: Bool)
+    indirect case answer(LocalAnswer, closing: Bool)
     /// Counts and logs the forwarded exchange, once.
     case endExchange(completed: Bool)
     /// Decode what the client has sent next (pipelined bytes may already be waiting).

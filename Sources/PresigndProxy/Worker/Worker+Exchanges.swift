@@ -9,7 +9,9 @@ extension Worker {
 
     /// Every exchange ends here exactly once: counted, and logged (`completed` false: cut short).
     func exchangeEnded(_ exchange: Exchange, completed: Bool) {
-        recycleSignedHeadBuffer(&exchange.encodedHead)
+        var head: [UInt8] = []
+        swap(&head, &exchange.encodedHead)
+        recycleSignedHeadBuffer(&head)
         let ops = exchange.ops
         let duration = max(0, nowMicroseconds() - ops.startedAtMicros)
         metrics.requestEnded(

@@ -61,7 +61,11 @@ final class Worker {
         pools = settings.upstreams.indices.map { UpstreamPool(upstreamIndex: $0, target: settings.upstreams[$0]) }
         metricSlots = settings.upstreams.map { metrics.upstreamSlot(named: $0.name) }
         for (pool, slot) in zip(pools, metricSlots) { pool.reportIdleCount(to: metrics, slot: slot) }
-        signers = Array(repeating: nil, count: settings.upstreams.count)
+        // Made up front (nil where OpenSSL cannot provide SHA-256: that upstream's requests fail with an S3 error),
+        // so a request only reads the array (a lazily filled slot made every access a run-time exclusivity check).
+        signers = settings.upstreams.map {
+            try? Signer(credentials: $0.credentials, region: $0.region, service: "s3")
+        }
     }
 
     /// Accepts on the given sockets (called before the thread starts).
@@ -149,13 +153,7 @@ final class Worker {
 
     /// The worker's signer for an upstream (its day's signing key stays cached in it).
     func signer(for upstreamIndex: Int) -> Signer? {
-        if let signer = signers[upstreamIndex] { return signer }
-        let target = settings.upstreams[upstreamIndex]
-        guard let signer = try? Signer(credentials: target.credentials, region: target.region, service: "s3") else {
-            return nil
-        }
-        signers[upstreamIndex] = signer
-        return signer
+        signers[upstreamIndex]
     }
 
     /// Lends the worker's reusable head-encoding buffer, empty, its capacity kept between requests

@@ -123,7 +123,8 @@ extension ClientConnection {
         request.logPath = plan.logPath
         var spoolLimit: Int?
         if case .spool(_, let decodedLength) = plan.body {
-            let limit = min(settings.maxSpoolSize, plan.maxUploadSize ?? Int.max)
+            let putSize = settings.upstreams[plan.upstreamIndex].maxPutSize
+            let limit = min(settings.maxSpoolSize ?? putSize, putSize, plan.maxUploadSize ?? Int.max)
             // A declared length over the limit is refused before `100 Continue` invites the body.
             if let decodedLength, decodedLength > limit { throw .entityTooLarge }
             spoolLimit = limit

@@ -62,7 +62,7 @@ final class Daemon {
     }
 
     private func start(watchdogMilliseconds: Int?) throws(StartupError) {
-        let count = plan.workers > 0 ? plan.workers : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        let count = DaemonPlan.workerCount(configured: plan.workers)
         let sockets = try bindAll(plan.listen, workers: count)
         for index in 0..<count {
             let workerMetrics = WorkerMetrics()

@@ -93,6 +93,7 @@ enum RequestRewriter {
         if let maxUpload = route.maxUploadSize, case .contentLength(let length) = framing, length > maxUpload {
             throw .entityTooLarge
         }
+        try requireWithinPutSize(head: head, framing: framing, limit: settings.upstreams[route.upstreamIndex].maxPutSize)
         // Fields read in place: a copy of the whole UpstreamTarget retains every field of it.
         let upstreamIndex = route.upstreamIndex
         let path = URIEncoding.encode(upstreamPath, keepingSlash: true)

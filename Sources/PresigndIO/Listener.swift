@@ -29,6 +29,11 @@ public final class Listener {
     public private(set) var pauseCount = 0
     /// Told when a pause ends (the timer ran out, or `retryNow`).
     public var onResume: (() -> Void)?
+    /// Gets connections accepted with the spare descriptor when the process has none left (EMFILE, ENFILE), to
+    /// answer and close at once (`Listener+Overflow.swift`); nil leaves them in the backlog.
+    public var onOverflow: ((Int32) -> Void)?
+    /// A descriptor held back (`/dev/null`) so that a connection can be accepted and answered at the limit.
+    var spareDescriptor: Int32 = -1
     /// Connections accepted so far.
     public private(set) var acceptedCount = 0
     /// The next pause; 0 outside an error episode.
@@ -73,11 +78,16 @@ public final class Listener {
         // runs, so setting it now misses none.
         evconnlistener_set_cb(listener, listenerAccepted, Unmanaged.passUnretained(self).toOpaque())
         evconnlistener_set_error_cb(listener, listenerFailed)
+        spareDescriptor = Self.openSpare()
     }
+
+    /// The listening socket (to accept with the spare descriptor).
+    var listeningDescriptor: Int32 { evconnlistener_get_fd(listener) }
 
     deinit {
         evconnlistener_free(listener)
         event_free(retryTimer)
+        if spareDescriptor >= 0 { Glibc.close(spareDescriptor) }
     }
 
     /// Accepts again (unless a back-off is running; then once it ends).
@@ -113,6 +123,7 @@ public final class Listener {
         backoffMilliseconds =
             isNewEpisode ? initialBackoffMilliseconds : min(maxBackoffMilliseconds, backoffMilliseconds * 2)
         pause()
+        if code == EMFILE || code == ENFILE { shedOverflow() }
         onError(code)
     }
 

@@ -18,6 +18,7 @@ final class AdminServer {
     private var connections: [ObjectIdentifier: AdminConnection] = [:]
     /// Connections closed at once because `max_admin_connections` were open (issue 20).
     private(set) var refusedConnections = 0
+    private var acceptErrorLog = LogRateLimiter()
 
     init(loop: EventLoop, socket: ListenSocket, daemon: Daemon, logger: Logger) throws(StartupError) {
         self.loop = loop
@@ -27,29 +28,34 @@ final class AdminServer {
             listener = try Listener(
                 loop: loop, socket: socket, onAccept: { [unowned self] fd, peer in self.accept(fd, peer: peer) },
                 onError: { [unowned self] code in self.acceptFailed(code) })
+            listener?.onOverflow = { [unowned self] fd in self.refuse(fd) }
         } catch {
             throw StartupError(error)
         }
     }
 
-    /// The first failed accept of an episode (the listener pauses and retries by itself, issue 20).
+    /// A failed accept: the listener pauses and retries by itself; logged at most once a second (issue 20).
     private func acceptFailed(_ code: Int32) {
+        guard let count = acceptErrorLog.record(now: loop.nowMicroseconds / 1000) else { return }
         logger.warning(
-            "Admin listener cannot accept; pausing", metadata: ["error": String(cString: strerror(code))])
+            "Admin listener cannot accept; pausing",
+            metadata: ["error": String(cString: strerror(code)), "failures": String(count)])
     }
 
     /// The admin limits of the running configuration (`[server.limits]`).
     var limits: ClientLimits { daemon.settings.limits }
 
+    /// Answers 503 and closes: over `max_admin_connections`, or at the descriptor limit.
+    private func refuse(_ fd: Int32) {
+        refusedConnections += 1
+        var answer = LocalResponse(status: 503, text: "too many admin connections", headers: [("Retry-After", "1")])
+        answer.closesConnection = true
+        ImmediateAnswer.send(answer.encoded(answering: "GET"), andClose: fd)
+    }
+
     private func accept(_ fd: Int32, peer: SocketAddress?) {
         // Its own cap: a flood of admin connections cannot take the descriptors the proxy needs (issue 20).
-        guard connections.count < limits.maxAdminConnections else {
-            refusedConnections += 1
-            var answer = LocalResponse(status: 503, text: "too many admin connections", headers: [("Retry-After", "1")])
-            answer.closesConnection = true
-            ImmediateAnswer.send(answer.encoded(answering: "GET"), andClose: fd)
-            return
-        }
+        guard connections.count < limits.maxAdminConnections else { return refuse(fd) }
         // The stream closes the socket if it cannot be made.
         guard let stream = try? SocketStream(loop: loop, fd: fd, maxRead: AdminConnection.maxRead) else { return }
         let connection = AdminConnection(

@@ -32,13 +32,23 @@ extension Worker {
         for listener in listeners { listener.retryNow() }
     }
 
-    /// Over `max_connections`: a short `503 SlowDown` with `Retry-After` (S3 clients back off and retry) and the
-    /// connection closes, instead of waiting unanswered in the backlog.
-    func shed(_ fd: Int32) {
+    /// Why a connection is shed.
+    enum ShedReason {
+        case maxConnections
+        /// Accepted with the listener's spare descriptor at EMFILE/ENFILE.
+        case descriptorLimit
+    }
+
+    /// Over `max_connections` or at the descriptor limit: a short `503 SlowDown` with `Retry-After` (S3 clients back
+    /// off and retry) and the connection closes, instead of waiting unanswered in the backlog.
+    func shed(_ fd: Int32, reason: ShedReason) {
         metrics.limits.connectionShed()
-        let answer = LocalAnswerEncoding.closingError(
-            .slowDown("presignd has max_connections client connections open"), requestID: nextRequestID(),
-            resource: "/")
+        let detail =
+            switch reason {
+            case .maxConnections: "presignd has max_connections client connections open"
+            case .descriptorLimit: "presignd is at its file-descriptor limit"
+            }
+        let answer = LocalAnswerEncoding.closingError(.slowDown(detail), requestID: nextRequestID(), resource: "/")
         ImmediateAnswer.send(answer, andClose: fd)
     }
 }

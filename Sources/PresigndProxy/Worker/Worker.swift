@@ -98,6 +98,7 @@ final class Worker {
                     onAccept: { [unowned self] fd, peer in self.accept(fd: fd, peer: peer) },
                     onError: { [unowned self] code in self.acceptFailed(code) })
                 listener.onResume = { [unowned self] in self.acceptResumed() }
+                listener.onOverflow = { [unowned self] fd in self.shed(fd, reason: .descriptorLimit) }
                 made.append(listener)
             } catch {
                 for unused in sockets[(index + 1)...] { close(unused.fd) }
@@ -118,7 +119,7 @@ final class Worker {
             return
         }
         if isAtCapacity {
-            shed(fd)
+            shed(fd, reason: .maxConnections)
             return
         }
         var one: Int32 = 1

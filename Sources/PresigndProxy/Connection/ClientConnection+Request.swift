@@ -122,7 +122,9 @@ extension ClientConnection {
     {
         request.logPath = plan.logPath
         var spoolLimit: Int?
+        var declaredLength: Int?
         if case .spool(_, let decodedLength) = plan.body {
+            declaredLength = decodedLength
             let putSize = settings.upstreams[plan.upstreamIndex].maxPutSize
             let limit = min(settings.maxSpoolSize ?? putSize, putSize, plan.maxUploadSize ?? Int.max)
             // A declared length over the limit is refused before `100 Continue` invites the body.
@@ -134,7 +136,7 @@ extension ClientConnection {
             upstreamIndex: plan.upstreamIndex, startedAtMicros: worker.nowMicroseconds(), encodedHead: [],
             requestHasBody: hasBody, clientKeepAlive: decoder.isKeepAlive, clientIsHTTP10: isHTTP10)
         if let spoolLimit {
-            try startSpool(exchange, plan: plan, limit: spoolLimit)
+            try startSpool(exchange, plan: plan, limit: spoolLimit, declaredLength: declaredLength)
         } else {
             exchange.encodedHead = try signedHead(plan, date: worker.signingDate())
         }

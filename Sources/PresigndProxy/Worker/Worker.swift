@@ -39,6 +39,8 @@ final class Worker {
 
     /// `max_spool_total`, shared by every worker.
     let spoolBudget: SpoolBudget
+    /// Checks head deadlines and body rates (`Worker+SlowPeers.swift`).
+    var slowPeerSweep: LoopTimer?
 
     init(
         index: Int, settings: ProxySettings, logger: Logger, metrics: WorkerMetrics,
@@ -77,6 +79,7 @@ final class Worker {
     /// Accepts on the given sockets (called before the thread starts).
     func listen(on sockets: [ListenSocket]) throws(StartupError) {
         listeners += try makeListeners(sockets)
+        startSlowPeerSweep()
     }
 
     /// Accepts on `sockets` instead of the current listeners. The new listeners are all made first: when one
@@ -109,6 +112,9 @@ final class Worker {
     }
 
     var connectionCount: Int { connections.count }
+
+    /// The connections now (a sweep may close some while it runs).
+    func connectionsSnapshot() -> [ClientConnection] { Array(connections.values) }
 
     var isAtCapacity: Bool { connections.count >= settings.limits.maxConnectionsPerWorker }
 
@@ -272,6 +278,7 @@ final class Worker {
     }
 
     private func finishDrain() {
+        slowPeerSweep?.cancel()
         for pool in pools { pool.closeAll() }
         loop.exit()
     }

@@ -83,6 +83,11 @@ def _served_again_within(daemon: Presignd, seconds: float) -> float:
         time.sleep(0.05)
 
 
+def _readyz(daemon: Presignd) -> int:
+    with RawConnection(*_host_port(daemon.admin_address), timeout=2) as conn:
+        return conn.request("GET", "/readyz", timeout=2).status
+
+
 def _outcomes(socks: list[socket.socket], wait: float) -> tuple[int, int, int]:
     """(answered 503 SlowDown with Retry-After, closed without an answer, still open) after `wait` seconds."""
     selector = selectors.DefaultSelector()
@@ -134,6 +139,12 @@ def test_at_the_descriptor_limit_extra_connections_are_answered_cheaply_and_serv
         host, port = _host_port(daemon.listen_addresses[0])
         socks = [socket.create_connection((host, port), timeout=5) for _ in range(400)]
         try:
+            if max_connections is None:
+                # The worker reaches max_connections: not ready (a load balancer sends traffic elsewhere).
+                deadline = time.monotonic() + 2
+                while _readyz(daemon) != 503:
+                    assert time.monotonic() < deadline, "/readyz stayed ready at max_connections"
+                    time.sleep(0.02)
             answered, closed, held = _outcomes(socks, wait=3.0)
             elapsed = time.monotonic() - started
             cpu_share = (_cpu_ticks(daemon.proc.pid) - cpu_before) / CLOCK_TICKS / elapsed
@@ -151,6 +162,7 @@ def test_at_the_descriptor_limit_extra_connections_are_answered_cheaply_and_serv
                 sock.close()
         recovered = _served_again_within(daemon, 2.0)
         print(f"served again {recovered:.3f}s after the extra connections closed")
+        assert _readyz(daemon) == 200
     finally:
         alive = daemon.is_running()
         daemon.stop() if alive else daemon.kill()

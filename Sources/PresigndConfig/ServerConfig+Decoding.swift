@@ -3,7 +3,8 @@ extension ServerConfig {
     static let keys = [
         "listen", "admin_listen", "workers", "allow_remote", "allowed_clients", "unix_socket_mode",
         "unix_socket_owner", "unix_socket_group", "limits", "shutdown_timeout", "log_format", "log_level",
-        "access_log", "spool_directory", "max_spool_size", "admin_token_file", "cors_allowed_origins",
+        "access_log", "spool_directory", "max_spool_size", "max_spool_total", "admin_token_file",
+        "cors_allowed_origins",
     ]
 
     static func decode(_ reader: TableReader, configPath: String) -> ServerConfig {
@@ -55,6 +56,9 @@ extension ServerConfig {
         if let value = reader.boolean("access_log") { server.accessLog = value }
         if let value = reader.string("spool_directory") { server.spoolDirectory = value.value }
         if let value = reader.size("max_spool_size", in: 0...Int.max) { server.maxSpoolSize = value }
+        if let value = reader.size("max_spool_total", in: ByteSize.mebibyte...(1 << 50)) {
+            server.maxSpoolTotal = value
+        }
         if let file = reader.string("admin_token_file") {
             let path = FileReader.resolve(file.value, relativeTo: configPath)
             if let problem = FileReader.readabilityProblem(path) {

@@ -40,8 +40,12 @@ public struct ServerConfig: Sendable, Hashable {
     /// `spool_directory`: where bodies that must be buffered (e.g. aws-chunked unwrapping without a decoded
     /// length) are spooled. Default `/var/tmp`.
     public var spoolDirectory: String = "/var/tmp"
-    /// `max_spool_size`: largest body spooled to disk. Default 5 GiB.
-    public var maxSpoolSize: Int = 5 * ByteSize.gibibyte
+    /// `max_spool_size`: largest body spooled to disk. Default nil: the upstream's largest single PUT
+    /// (`UpstreamConfig.maxPutSize`).
+    public var maxSpoolSize: Int? = nil
+    /// `max_spool_total`: bytes all spooled uploads together may hold. Default nil: half the spool directory's free
+    /// space when presignd starts, at most 64 GiB (`check-config` shows the figure).
+    public var maxSpoolTotal: Int? = nil
     /// `admin_token_file`: file holding the bearer token the admin presign API requires; nil leaves it open to
     /// whoever reaches `admin_listen`.
     public var adminTokenFile: String? = nil

@@ -28,27 +28,44 @@ extension TableReader {
 
     /// A size string (`"64KiB"`, `"5GiB"`) or an integer number of bytes, within `range`.
     func size(_ key: String, in range: ClosedRange<Int>) -> Int? {
+        amount(key, in: range, perSecond: false)
+    }
+
+    /// A rate string (`"1KiB/s"`, `"500B/s"`) or an integer number of bytes per second, within `range`.
+    func rate(_ key: String, in range: ClosedRange<Int>) -> Int? {
+        amount(key, in: range, perSecond: true)
+    }
+
+    /// Bytes, or bytes per second (`perSecond`: the string ends in `/s`).
+    private func amount(_ key: String, in range: ClosedRange<Int>, perSecond: Bool) -> Int? {
         guard let value = value(key) else { return nil }
+        let unit = perSecond ? "/s" : ""
         let bytes: Int
         switch value.kind {
         case .integer(let number):
             bytes = number
         case .string(let text):
-            guard let parsed = ByteSize.parse(text) else {
+            let parsed =
+                perSecond
+                ? (text.hasSuffix("/s") ? ByteSize.parse(String(text.dropLast(2))) : nil) : ByteSize.parse(text)
+            guard let parsed else {
+                let advice =
+                    perSecond
+                    ? "use a size per second (B, KiB, MiB, KB, MB), e.g. \"1KiB/s\""
+                    : "use a number with a unit (B, KiB, MiB, GiB, TiB, KB, MB, GB), e.g. \"64KiB\""
                 diagnostics.error(
-                    "'\(key)': invalid size '\(text)'; use a number with a unit (B, KiB, MiB, GiB, TiB, KB, MB, GB), "
-                        + "e.g. \"64KiB\"", at: value.position)
+                    "'\(key)': invalid \(perSecond ? "rate" : "size") '\(text)'; \(advice)", at: value.position)
                 return nil
             }
             bytes = parsed
         default:
-            mismatch(key, value, expected: "a size such as \"64KiB\"")
+            mismatch(key, value, expected: perSecond ? "a rate such as \"1KiB/s\"" : "a size such as \"64KiB\"")
             return nil
         }
         guard range.contains(bytes) else {
             diagnostics.error(
-                "'\(key)' must be from \(ByteSize.format(range.lowerBound)) to \(ByteSize.format(range.upperBound))",
-                at: value.position)
+                "'\(key)' must be from \(ByteSize.format(range.lowerBound))\(unit) to "
+                    + "\(ByteSize.format(range.upperBound))\(unit)", at: value.position)
             return nil
         }
         return bytes

@@ -6,6 +6,7 @@ extension UpstreamConfig {
         [
             "provider", "account_id", "jurisdiction", "endpoint", "region", "ca_file", "verify_tls",
             "connect_timeout", "first_byte_timeout", "idle_timeout", "max_idle_connections", "aws_chunked",
+            "max_put_size",
         ] + CredentialResolver.keys
 
     /// R2 jurisdictions and their endpoint host infix.
@@ -66,6 +67,9 @@ extension UpstreamConfig {
         if let value = reader.duration("idle_timeout", in: timeouts) { upstream.idleTimeout = value }
         if let value = reader.integer("max_idle_connections", in: 0...100_000) { upstream.maxIdleConnections = value }
         if let value = reader.choice("aws_chunked", as: AWSChunkedMode.self) { upstream.awsChunked = value }
+        if let value = reader.size("max_put_size", in: ByteSize.mebibyte...Self.largestPutSize(provider)) {
+            upstream.maxPutSize = value
+        }
         return diagnostics.errorCount == errorsBefore ? upstream : nil
     }
 
@@ -125,6 +129,11 @@ extension UpstreamConfig {
                 return nil
             }
         }
+    }
+
+    /// How high `max_put_size` may go: the provider's limit, or 5 TiB (MinIO's) for anything S3-compatible.
+    private static func largestPutSize(_ provider: Provider) -> Int {
+        provider == .custom ? 5 << 40 : provider.maxPutSize
     }
 
     private static func isRegion(_ text: String) -> Bool {

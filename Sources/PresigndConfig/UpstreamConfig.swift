@@ -44,6 +44,9 @@ public struct UpstreamConfig: Sendable, Hashable {
     public var maxIdleConnections: Int = 128
     /// `aws_chunked`. Default auto.
     public var awsChunked: AWSChunkedMode = .auto
+    /// `max_put_size`: the largest body one PUT (object or part) may carry upstream; a request declaring more is
+    /// refused with `EntityTooLarge` before its body is read. Default the provider's limit (`Provider.maxPutSize`).
+    public var maxPutSize: Int
 
     public init(name: String, provider: Provider, endpoint: Endpoint, region: String, credentials: UpstreamCredentials)
     {
@@ -52,6 +55,7 @@ public struct UpstreamConfig: Sendable, Hashable {
         self.endpoint = endpoint
         self.region = region
         self.credentials = credentials
+        self.maxPutSize = provider.maxPutSize
     }
 
     /// Whether `aws-chunked` client bodies are forwarded as-is (after resolving `auto`).
@@ -60,6 +64,17 @@ public struct UpstreamConfig: Sendable, Hashable {
         case .auto: provider != .r2
         case .forward: true
         case .unwrap: false
+        }
+    }
+}
+
+extension UpstreamConfig.Provider {
+    /// The largest single PUT (object or multipart part) the provider takes: R2 5 GiB − 5 MiB, S3 5 GiB
+    /// (and 5 GiB for anything else S3-compatible).
+    public var maxPutSize: Int {
+        switch self {
+        case .r2: 5 * ByteSize.gibibyte - 5 * ByteSize.mebibyte
+        case .s3, .custom: 5 * ByteSize.gibibyte
         }
     }
 }

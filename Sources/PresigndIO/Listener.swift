@@ -8,8 +8,10 @@ internal import CLibevent
 ///
 /// When `accept` fails for a reason that does not go away by itself (EMFILE, ENFILE, ENOBUFS, ENOMEM: no
 /// descriptor or no memory), the listening socket stays readable and an unguarded loop retries at once, at 100%
-/// CPU (issue 20). Here accepting pauses instead for a back-off (100 ms, doubling to 1 s while errors go on),
-/// `onError` hears of the first error of such an episode only, and a successful accept ends the episode.
+/// CPU (issue 20). Here accepting pauses instead for a back-off (`initialBackoffMilliseconds`, doubling to
+/// `maxBackoffMilliseconds` while errors go on), `onError` hears of each failed accept (one per pause: the owner
+/// rate-limits its log), `onResume` of each end of a pause, and a successful accept ends the episode. The owner ends
+/// a pause early with `retryNow()` when it frees a descriptor.
 public final class Listener {
     /// The address as bound (`ListenSocket.boundAddress`).
     public let boundAddress: String
@@ -25,6 +27,13 @@ public final class Listener {
     public private(set) var isBackingOff = false
     /// Pauses so far (each one a failed `accept` that would otherwise have been retried at once): for metrics.
     public private(set) var pauseCount = 0
+    /// Told when a pause ends (the timer ran out, or `retryNow`).
+    public var onResume: (() -> Void)?
+    /// Gets connections accepted with the spare descriptor when the process has none left (EMFILE, ENFILE), to
+    /// answer and close at once (`Listener+Overflow.swift`); nil leaves them in the backlog.
+    public var onOverflow: ((Int32) -> Void)?
+    /// A descriptor held back (`/dev/null`) so that a connection can be accepted and answered at the limit.
+    var spareDescriptor: Int32 = -1
     /// Connections accepted so far.
     public private(set) var acceptedCount = 0
     /// The next pause; 0 outside an error episode.
@@ -69,11 +78,16 @@ public final class Listener {
         // runs, so setting it now misses none.
         evconnlistener_set_cb(listener, listenerAccepted, Unmanaged.passUnretained(self).toOpaque())
         evconnlistener_set_error_cb(listener, listenerFailed)
+        spareDescriptor = Self.openSpare()
     }
+
+    /// The listening socket (to accept with the spare descriptor).
+    var listeningDescriptor: Int32 { evconnlistener_get_fd(listener) }
 
     deinit {
         evconnlistener_free(listener)
         event_free(retryTimer)
+        if spareDescriptor >= 0 { Glibc.close(spareDescriptor) }
     }
 
     /// Accepts again (unless a back-off is running; then once it ends).
@@ -109,7 +123,8 @@ public final class Listener {
         backoffMilliseconds =
             isNewEpisode ? initialBackoffMilliseconds : min(maxBackoffMilliseconds, backoffMilliseconds * 2)
         pause()
-        if isNewEpisode { onError(code) }
+        if code == EMFILE || code == ENFILE { shedOverflow() }
+        onError(code)
     }
 
     private func pause() {
@@ -127,10 +142,14 @@ public final class Listener {
 
     fileprivate func resume() {
         isBackingOff = false
+        defer { onResume?() }
         guard isEnabled else { return }
         // If this fails the listener stays paused until the owner enables it again.
         _ = evconnlistener_enable(listener)
     }
+
+    /// The pause running now, in milliseconds; 0 when accepting is not paused.
+    public var currentPauseMilliseconds: Int { isBackingOff ? backoffMilliseconds : 0 }
 }
 
 private func listenerAccepted(

@@ -1,4 +1,5 @@
 import PresigndConfig
+import PresigndProxy
 
 /// `presignd check-config [--config PATH]`: loads the configuration like `run` would and reports, like `nginx -t`.
 /// Exit 0 when it loads, 78 (EX_CONFIG) with every error on stderr when it does not, 64 on a usage mistake.
@@ -33,8 +34,16 @@ enum CheckConfigCommand {
             return ExitCode.config
         case .success(let configuration):
             for warning in configuration.warnings { Console.err(warning.description) }
+            let resources = ProxyMain.resourceReport(configuration)
+            if let error = resources.error {
+                Console.err("\(path): \(error)")
+                Console.err("presignd: configuration file \(path) test failed")
+                return ExitCode.config
+            }
+            for warning in resources.warnings { Console.err("\(path): warning: \(warning)") }
             Console.out("presignd: configuration file \(path) test is successful")
             Console.out(summary(configuration))
+            Console.out(resources.lines.map { "  " + $0 }.joined(separator: "\n"))
             return ExitCode.ok
         }
     }

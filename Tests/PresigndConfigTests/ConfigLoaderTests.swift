@@ -73,7 +73,8 @@ import Testing
         #expect(server.adminListen == .tcp(host: "127.0.0.1", port: 9180))
         #expect(server.unixSocketMode == 0o660 && server.workers == 0 && !server.allowRemote)
         #expect(server.limits.maxHeaderBytes == 65536 && server.limits.headerTimeout == .seconds(10))
-        #expect(server.maxSpoolSize == 5 << 30 && server.logFormat == .logfmt && server.logLevel == .info)
+        #expect(server.maxSpoolSize == nil && server.maxSpoolTotal == nil)
+        #expect(server.logFormat == .logfmt && server.logLevel == .info)
         let bucket = try #require(configuration.buckets.first)
         #expect(bucket.mount == "/photos" && bucket.access == .readOnly && bucket.maxPresignExpiry == .days(7))
         #expect(bucket.redirectExpires == .minutes(5) && bucket.maxUploadSize == nil)
@@ -212,7 +213,9 @@ import Testing
             "unix_socket_owner", "unix_socket_group", "shutdown_timeout", "log_format", "log_level", "access_log",
             "spool_directory", "max_spool_size", "admin_token_file", "cors_allowed_origins", "max_request_line_bytes",
             "max_header_bytes", "max_header_count", "header_timeout", "idle_timeout", "body_idle_timeout",
-            "max_connections", "max_upstream_connections", "provider", "account_id", "jurisdiction", "endpoint",
+            "max_connections", "max_upstream_connections", "max_admin_connections", "admin_request_timeout",
+            "max_admin_body_size", "min_body_rate", "body_rate_window", "max_spool_total", "max_put_size", "provider",
+            "account_id", "jurisdiction", "endpoint",
             "region", "ca_file", "verify_tls", "connect_timeout", "first_byte_timeout", "max_idle_connections",
             "aws_chunked", "access_key_id", "secret_access_key", "access_key_id_file", "secret_access_key_file",
             "session_token", "credentials_profile", "credentials_file", "name", "upstream", "mount", "access",

@@ -5,6 +5,10 @@
 //     prints "port N", takes every free descriptor, runs the loop for 1 s while the test's clients wait in the
 //     backlog, prints "overload errors=E pauses=P accepted=A cpu_ms=C", frees the descriptors, runs 1.5 s more,
 //     prints "recovered accepted=A", exits 0.
+//
+//   presignd-io-probe retry-now
+//     the same with a 1 s first pause; 300 ms into it, frees the descriptors and calls `retryNow()` (as a worker
+//     does when a connection closes), runs 200 ms more, prints "retried accepted=A resumes=R", exits 0.
 import PresigndIO
 
 #if canImport(Glibc)
@@ -25,10 +29,12 @@ func cpuMilliseconds() -> Int {
 }
 
 func run() throws -> Int32 {
-    guard CommandLine.arguments.dropFirst().first == "accept-at-fd-limit" else {
-        say("usage: presignd-io-probe accept-at-fd-limit")
+    let mode = CommandLine.arguments.dropFirst().first ?? ""
+    guard mode == "accept-at-fd-limit" || mode == "retry-now" else {
+        say("usage: presignd-io-probe accept-at-fd-limit | retry-now")
         return 64
     }
+    let retriesNow = mode == "retry-now"
     var limit = rlimit(rlim_cur: 64, rlim_max: 4096)
     getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     limit.rlim_cur = 64
@@ -40,8 +46,11 @@ func run() throws -> Int32 {
     let socket = try ListenSocket.tcp(host: "127.0.0.1", port: 0)
     var errors = 0
     var accepted: [Int32] = []
+    var resumes = 0
     let listener = try Listener(
-        loop: loop, socket: socket, onAccept: { fd, _ in accepted.append(fd) }, onError: { _ in errors += 1 })
+        loop: loop, socket: socket, initialBackoffMilliseconds: retriesNow ? 1000 : 100,
+        onAccept: { fd, _ in accepted.append(fd) }, onError: { _ in errors += 1 })
+    listener.onResume = { resumes += 1 }
     say("port " + (socket.boundAddress.split(separator: ":").last.map(String.init) ?? "0"))
     var fillers: [Int32] = []
     while true {
@@ -51,6 +60,17 @@ func run() throws -> Int32 {
     }
     let cpuBefore = cpuMilliseconds()
     let step = try LoopTimer(loop: loop) { loop.exit() }
+    if retriesNow {
+        try step.schedule(milliseconds: 300)
+        try loop.run()
+        for fd in fillers { close(fd) }
+        listener.retryNow()
+        try step.schedule(milliseconds: 200)
+        try loop.run()
+        say("retried accepted=\(accepted.count) resumes=\(resumes) errors=\(errors)")
+        for fd in accepted { close(fd) }
+        return 0
+    }
     try step.schedule(milliseconds: 1000)
     try loop.run()
     say(

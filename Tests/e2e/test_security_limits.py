@@ -1,5 +1,5 @@
 """Safe defaults, limits and timeouts against the real daemon (issue 5): slowloris, idle keep-alive, max
-connections per worker (excess connections wait in the kernel backlog), allowed_clients, and refusing a
+connections per worker (excess connections get 503 SlowDown at once, issue 20), allowed_clients, and refusing a
 non-loopback listen address without allow_remote (exit 78, before any bind).
 """
 
@@ -89,21 +89,29 @@ def test_idle_keepalive_connection_is_closed(lim_daemon):
         assert 0.8 <= time.monotonic() - started <= 3
 
 
-def test_excess_connections_wait_in_backlog_until_one_closes(lim_daemon):
+def test_excess_connections_get_503_slowdown_at_once_and_a_freed_slot_serves_again(lim_daemon):
+    # Issue 20: an excess connection is no longer left unanswered in the kernel backlog.
     first, second = _connect(lim_daemon), _connect(lim_daemon)
     try:
         for conn in (first, second):
             conn.sock.sendall(b"GET /" + BUCKET.encode() + b"/k HTTP/1.1\r\nHost: presignd\r\n\r\n")
             assert conn.read_response().status == 200
         # Both slots are taken (max_connections = 2, one worker) for the next ~1 s (idle_timeout).
-        third = _connect(lim_daemon)
-        third.send(GET)
-        with pytest.raises(TimeoutError):
-            third.read_response(timeout=0.5)  # not accepted by presignd yet: in the kernel backlog
+        with _connect(lim_daemon) as third:
+            third.send(GET)
+            response = third.read_response(timeout=0.5)
+            assert response.status == 503 and parse_error(response.body).code == "SlowDown"
+            assert response.header("Retry-After") == "1" and response.closes
+            assert third.closed_by_peer(timeout=1)
         first.close()
-        response = third.read_response(timeout=0.4)  # served as soon as a slot frees, before the idle timeout
+        deadline = time.monotonic() + 0.5  # the slot frees as soon as presignd sees the close
+        while True:
+            with _connect(lim_daemon) as fourth:
+                fourth.send(GET)
+                response = fourth.read_response(timeout=0.4)
+            if response.status == 200 or time.monotonic() > deadline:
+                break
         assert response.status == 200 and response.body == b"limits"
-        third.close()
     finally:
         first.close()
         second.close()

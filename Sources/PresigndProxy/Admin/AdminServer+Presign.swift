@@ -49,16 +49,14 @@ struct PresignAdminState {
 /// `POST /v1/presign` and its CORS preflight on the admin listener (issue 7).
 extension AdminServer {
     static let presignPath = "/v1/presign"
-    /// The largest request body the presign API reads.
-    static let maxBodyBytes = 64 * 1024
-
     func isPresignPath(_ head: RequestHead) -> Bool {
         head.target.split(separator: "?", maxSplits: 1).first.map(String.init) == Self.presignPath
     }
 
     func tooLarge(_ head: RequestHead) -> LocalResponse {
         let failure = PresignFailure(
-            status: 413, code: "EntityTooLarge", field: "", message: "the body is larger than 64 KiB")
+            status: 413, code: "EntityTooLarge", field: "",
+            message: "the body is larger than max_admin_body_size (\(ByteSize.format(limits.maxAdminBodyBytes)))")
         return LocalResponse(status: 413, json: failure.json, headers: corsHeaders(for: head) ?? [])
     }
 

@@ -12,7 +12,8 @@ extension ClientConnection {
             let requestID = exchange?.requestID ?? worker.nextRequestID()
             let (status, code) = error.statusAndCode
             switch error {
-            case .accessDenied, .entityTooLarge, .headersTooLarge, .requestLineTooLong, .requestTimeout:
+            case .accessDenied, .entityTooLarge, .headersTooLarge, .requestLineTooLong, .requestTimeout, .slowDown,
+                .bodyTooSlow:
                 worker.metrics.denied(code: code)
             default: break
             }
@@ -21,7 +22,7 @@ extension ClientConnection {
             let body = error.xmlBody(requestID: requestID, resource: resource)
             writeLocal(
                 status: status, contentType: "application/xml", body: body, method: method, requestID: requestID,
-                extraHeaders: [("x-amz-error-code", code)], closing: closing)
+                extraHeaders: LocalAnswerEncoding.errorHeaders(error), closing: closing)
             if let exchange {
                 exchange.responseStatus = status
                 exchange.responseBodyBytes = body.count
@@ -70,16 +71,9 @@ extension ClientConnection {
         status: Int, contentType: String, body: [UInt8], method: String, requestID: String,
         extraHeaders: [(String, String)], closing: Bool
     ) {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(256 + body.count)
-        bytes.append(contentsOf: "HTTP/1.1 \(status) \(HTTPEncoder.reasonPhrase(for: status))\r\n".utf8)
-        bytes.append(contentsOf: "Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n".utf8)
-        bytes.append(contentsOf: "x-amz-request-id: \(requestID)\r\nServer: presignd\r\n".utf8)
-        bytes.append(contentsOf: "x-presignd-request-id: \(requestID)\r\n".utf8)
-        for (name, value) in extraHeaders { bytes.append(contentsOf: "\(name): \(value)\r\n".utf8) }
-        if closing { bytes.append(contentsOf: "Connection: close\r\n".utf8) }
-        bytes.append(contentsOf: "\r\n".utf8)
-        if method != "HEAD" { bytes.append(contentsOf: body) }
-        write(bytes)
+        write(
+            LocalAnswerEncoding.response(
+                status: status, contentType: contentType, body: body, method: method, requestID: requestID,
+                extraHeaders: extraHeaders, closing: closing))
     }
 }

@@ -122,8 +122,11 @@ extension ClientConnection {
     {
         request.logPath = plan.logPath
         var spoolLimit: Int?
+        var declaredLength: Int?
         if case .spool(_, let decodedLength) = plan.body {
-            let limit = min(settings.maxSpoolSize, plan.maxUploadSize ?? Int.max)
+            declaredLength = decodedLength
+            let putSize = settings.upstreams[plan.upstreamIndex].maxPutSize
+            let limit = min(settings.maxSpoolSize ?? putSize, putSize, plan.maxUploadSize ?? Int.max)
             // A declared length over the limit is refused before `100 Continue` invites the body.
             if let decodedLength, decodedLength > limit { throw .entityTooLarge }
             spoolLimit = limit
@@ -133,7 +136,7 @@ extension ClientConnection {
             upstreamIndex: plan.upstreamIndex, startedAtMicros: worker.nowMicroseconds(), encodedHead: [],
             requestHasBody: hasBody, clientKeepAlive: decoder.isKeepAlive, clientIsHTTP10: isHTTP10)
         if let spoolLimit {
-            try startSpool(exchange, plan: plan, limit: spoolLimit)
+            try startSpool(exchange, plan: plan, limit: spoolLimit, declaredLength: declaredLength)
         } else {
             exchange.encodedHead = try signedHead(plan, date: worker.signingDate())
         }

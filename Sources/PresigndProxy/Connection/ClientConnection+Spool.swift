@@ -7,8 +7,15 @@ import PresigndSigV4
 /// payloads, SIGV4-S3-RULES §5.3).
 extension ClientConnection {
     /// Prepares an exchange whose body is spooled before anything is sent upstream.
-    func startSpool(_ exchange: Exchange, plan: ForwardPlan, limit: Int) throws(ProxyError) {
-        exchange.spool = try UploadSpool(directory: settings.spoolDirectory, limit: limit)
+    func startSpool(_ exchange: Exchange, plan: ForwardPlan, limit: Int, declaredLength: Int?) throws(ProxyError) {
+        do {
+            exchange.spool = try UploadSpool(
+                directory: settings.spoolDirectory, limit: limit, budget: worker.spoolBudget,
+                declaredLength: declaredLength)
+        } catch {
+            if case .slowDown = error { worker.metrics.limits.spoolRequestShed() }
+            throw error
+        }
         exchange.pendingPlan = plan
         if case .spool(true, _) = plan.body {
             exchange.awsDecoder = AWSChunkedDecoder()
@@ -31,6 +38,7 @@ extension ClientConnection {
                 try spool.append(from: input, count: count)
             }
         } catch {
+            if case .slowDown = error { worker.metrics.limits.spoolRequestShed() }
             handle(.failed(error))
         }
     }

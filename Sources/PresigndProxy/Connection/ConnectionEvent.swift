@@ -29,6 +29,11 @@ enum ConnectionEvent: Equatable {
     case outputFlushed
     /// The worker is shutting down.
     case drain
+    /// The worker's periodic check (`now`: milliseconds): a head still incomplete past the header timeout is cut,
+    /// however its bytes trickle in (an absolute deadline, issue 20).
+    case tick(now: Int)
+    /// A body moved slower than `min_body_rate` over its window (`BodyRateMeter`, issue 20).
+    case bodyTooSlow
 }
 
 /// How a client's side of a connection ended.

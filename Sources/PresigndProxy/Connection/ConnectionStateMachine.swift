@@ -25,6 +25,8 @@ struct ConnectionStateMachine {
         case .writeTimedOut: abort(&actions)
         case .outputFlushed: outputFlushed(&actions)
         case .drain: drain(&actions)
+        case .tick(let now): tick(now: now, &actions)
+        case .bodyTooSlow: bodyTooSlow(&actions)
         }
     }
 
@@ -290,4 +292,45 @@ extension ResponseProgress {
         if case .streaming = self { return true }
         return false
     }
+}
+
+// MARK: Limits at the edge (issue 20)
+
+extension ConnectionStateMachine {
+    /// Which body `min_body_rate` measures now, if any: the request's while it is read and nothing of a response
+    /// has gone out, the response's while it streams.
+    var measuredBody: MeasuredBody? {
+        guard case .exchange(let exchange) = state else { return nil }
+        if exchange.response.isStreaming { return .response }
+        if exchange.request != .complete && exchange.response != .complete { return .request }
+        return nil
+    }
+
+    /// The head deadline counts from the head's first byte, not from the last read.
+    fileprivate mutating func tick(now: Int, _ actions: inout [ConnectionAction]) {
+        guard case .readingHead(let startedAt) = state, now - startedAt > headerTimeoutMilliseconds else { return }
+        answerAndClose(.error(.requestTimeout), &actions)
+    }
+
+    /// A request body too slow: the upstream request is dropped mid-body (the upstream sees it incomplete and
+    /// stores nothing) and the client gets 408. A response too slow is cut like any response cut short.
+    fileprivate mutating func bodyTooSlow(_ actions: inout [ConnectionAction]) {
+        guard case .exchange(let exchange) = state else { return }
+        switch exchange.response {
+        case .awaitingSpool, .awaitingUpstream:
+            guard exchange.request != .complete else { return }
+            if exchange.response == .awaitingUpstream { actions.append(.releaseUpstream(reusable: false)) }
+            answerAndClose(.error(.bodyTooSlow), &actions)
+        case .streaming:
+            abort(&actions)
+        default:
+            break
+        }
+    }
+}
+
+/// The body `min_body_rate` applies to.
+enum MeasuredBody: Equatable {
+    case request
+    case response
 }

@@ -60,4 +60,6 @@ final class Exchange {
         return decoder
     }
 
+    /// `min_body_rate`'s window for this exchange (issue 20).
+    var rateMeter = BodyRateMeter()
 }

@@ -17,6 +17,12 @@ enum ProxyError: Error, Equatable {
     case upstreamTimeout
     case serviceUnavailable(String)
     case internalError(String)
+    /// A process-wide limit is reached (connections, spool space): S3 clients back off and retry (issue 20).
+    case slowDown(String)
+    /// The spool's file system is full (`ENOSPC`): nothing was sent upstream.
+    case insufficientStorage
+    /// A body moved slower than `min_body_rate`.
+    case bodyTooSlow
 
     /// The HTTP status and S3 error code: the one place that maps proxy errors to the wire.
     var statusAndCode: (status: Int, code: String) {
@@ -37,6 +43,9 @@ enum ProxyError: Error, Equatable {
         case .upstreamTimeout: (504, "UpstreamTimeout")
         case .serviceUnavailable: (503, "ServiceUnavailable")
         case .internalError: (500, "InternalError")
+        case .slowDown: (503, "SlowDown")
+        case .insufficientStorage: (507, "InsufficientStorage")
+        case .bodyTooSlow: (408, "RequestTimeout")
         }
     }
 
@@ -69,6 +78,19 @@ enum ProxyError: Error, Equatable {
                 + "configuration)."
         case .serviceUnavailable(let detail): "presignd is not accepting this request: \(detail)."
         case .internalError(let detail): "presignd failed: \(detail)."
+        case .slowDown(let detail): "Please reduce your request rate: \(detail)."
+        case .insufficientStorage:
+            "presignd's spool directory is full: the upload was not sent. Retry later; the operator should check "
+                + "spool_directory's free space and max_spool_total."
+        case .bodyTooSlow: "The request body arrived slower than the server's minimum transfer rate (min_body_rate)."
+        }
+    }
+
+    /// The `Retry-After` seconds for errors that pass once load goes down.
+    var retryAfterSeconds: Int? {
+        switch self {
+        case .slowDown, .insufficientStorage: 1
+        default: nil
         }
     }
 

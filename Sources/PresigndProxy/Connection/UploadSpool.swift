@@ -7,10 +7,19 @@ import PresigndIO
 /// A request body spooled to an unlinked temporary file, never to memory: for uploads that
 /// arrive without a length (S3 and R2 refuse length-less PUTs) and for unwrapped `aws-chunked`
 /// bodies whose checksum trailer must become a header. The file disappears when the spool does.
+///
+/// Its space comes out of the shared `SpoolBudget` (issue 20): the declared length up front when there is one,
+/// otherwise a mebibyte at a time as bytes arrive; a spool that cannot have its space throws `slowDown`, one whose
+/// disk is full throws `insufficientStorage`. The reservation goes back when the spool does.
 final class UploadSpool {
     private let fd: Int32
     private let staging: OwnedIOBuffer
     private let limit: Int
+    private let budget: SpoolBudget
+    /// Bytes taken from the budget so far.
+    private var reserved = 0
+    /// Without a declared length, space is reserved in steps of this size.
+    static let reservationStep = 1 << 20
     /// Bytes accepted so far.
     private(set) var size = 0
     /// Bytes handed to the upstream so far (after `finish`).
@@ -18,12 +27,20 @@ final class UploadSpool {
 
     private static let flushThreshold = 256 * 1024
 
-    init(directory: String, limit: Int) throws(ProxyError) {
+    init(directory: String, limit: Int, budget: SpoolBudget, declaredLength: Int?) throws(ProxyError) {
+        if let declaredLength {
+            guard budget.reserve(declaredLength) else { throw Self.overBudget }
+            reserved = declaredLength
+        }
+        self.budget = budget
         var template = Array((directory.hasSuffix("/") ? directory : directory + "/").utf8CString.dropLast())
         template.append(contentsOf: "presignd-spool-XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else {
-            throw .internalError("cannot create a spool file in \(directory): \(String(cString: strerror(errno)))")
+            let code = errno
+            budget.release(reserved)
+            if code == ENOSPC || code == EDQUOT { throw .insufficientStorage }
+            throw .internalError("cannot create a spool file in \(directory): \(String(cString: strerror(code)))")
         }
         template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
@@ -31,6 +48,7 @@ final class UploadSpool {
             staging = try OwnedIOBuffer()
         } catch {
             close(fd)
+            budget.release(reserved)
             throw .internalError("\(error)")
         }
         self.fd = fd
@@ -39,11 +57,19 @@ final class UploadSpool {
 
     deinit {
         close(fd)
+        budget.release(reserved)
     }
+
+    static let overBudget = ProxyError.slowDown("the spool space for uploads (max_spool_total) is in use")
 
     /// Moves `count` bytes from `source` into the spool.
     func append(from source: IOBuffer, count: Int) throws(ProxyError) {
         guard size + count <= limit else { throw .entityTooLarge }
+        if size + count > reserved {
+            let step = max(size + count - reserved, Self.reservationStep)
+            guard budget.reserve(step) else { throw Self.overBudget }
+            reserved += step
+        }
         do {
             try source.move(to: staging.buffer, count: count)
         } catch {
@@ -65,6 +91,7 @@ final class UploadSpool {
                 _ = try staging.buffer.write(to: fd)
             }
         } catch {
+            if case .system(_, let code) = error, code == ENOSPC || code == EDQUOT { throw .insufficientStorage }
             throw .internalError("spool write failed: \(error)")
         }
     }

@@ -32,6 +32,8 @@ final class Daemon {
     private var admin: AdminServer?
     private(set) var isDraining = false
     let health: HealthState
+    /// `max_spool_total` across workers (a reload changes the limit, not the reservations held).
+    let spoolBudget: SpoolBudget
     /// The running configuration's settings (the admin side's presign API reads them; a reload swaps them).
     var settings: ProxySettings { plan.settings }
 
@@ -51,6 +53,7 @@ final class Daemon {
         self.loadPlan = loadPlan
         self.notifier = SystemdNotifier(environment: environment)
         self.health = HealthState(loadDurationMicros: loadDurationMicros)
+        self.spoolBudget = SpoolBudget(limit: plan.maxSpoolTotal)
         let watchdog = SystemdNotifier.watchdogMilliseconds(environment: environment)
         // Handlers first: a SIGTERM that arrives right after "Listening" must drain, not kill.
         do {
@@ -62,11 +65,13 @@ final class Daemon {
     }
 
     private func start(watchdogMilliseconds: Int?) throws(StartupError) {
-        let count = plan.workers > 0 ? plan.workers : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        let count = DaemonPlan.workerCount(configured: plan.workers)
         let sockets = try bindAll(plan.listen, workers: count)
         for index in 0..<count {
             let workerMetrics = WorkerMetrics()
-            let worker = try Worker(index: index, settings: plan.settings, logger: logger, metrics: workerMetrics)
+            let worker = try Worker(
+                index: index, settings: plan.settings, logger: logger, metrics: workerMetrics,
+                spoolBudget: spoolBudget)
             try worker.listen(on: sockets[index])
             workers.append(worker)
             metrics.append(workerMetrics)
@@ -265,6 +270,7 @@ final class Daemon {
                 worker.requestReload(newPlan.settings, listenSockets: sockets?[index])
             }
             plan = newPlan
+            spoolBudget.setLimit(newPlan.maxSpoolTotal)
             health.noteReload(ok: true, loadDurationMicros: loadDuration)
             logger.info("Reloaded", metadata: ["duration.ms": AccessLogEntry.milliseconds(loadDuration)])
             if let sockets { lastBound = sockets.first?.map(\.boundAddress) ?? lastBound }
@@ -296,6 +302,9 @@ final class Daemon {
     }
 
     var workerCount: Int { workers.count }
+
+    /// Each worker's limit counters (accept pauses, shedding, slow bodies: issue 20).
+    var limitCounters: [LimitCounters] { metrics.map(\.limits) }
 }
 
 /// Why a (re)load did not produce a plan.

@@ -6,7 +6,9 @@ import PresigndSigV4
 extension DaemonPlan {
     /// Maps a validated configuration to what the daemon runs. TLS contexts are built here, so a
     /// missing or bad `ca_file` fails the (re)load.
-    init(configuration: Configuration) throws(StartupError) {
+    /// `descriptorLimit`: the soft `RLIMIT_NOFILE` in force (after `DescriptorLimit.raiseSoftToHard`); a
+    /// configuration that cannot serve one connection per worker within it is refused.
+    init(configuration: Configuration, descriptorLimit: Int = Int.max) throws(StartupError) {
         let server = configuration.server
         let names = configuration.upstreamNames
         var upstreams: [UpstreamTarget] = []
@@ -24,6 +26,7 @@ extension DaemonPlan {
             target.idleTimeoutMilliseconds = upstream.idleTimeout.milliseconds
             target.maxIdleConnections = upstream.maxIdleConnections
             target.forwardsAWSChunked = upstream.forwardsAWSChunked
+            target.maxPutSize = upstream.maxPutSize
             upstreams.append(target)
             summary.append(
                 (
@@ -72,7 +75,22 @@ extension DaemonPlan {
         clientLimits.headerTimeoutMilliseconds = limits.headerTimeout.milliseconds
         clientLimits.idleTimeoutMilliseconds = limits.idleTimeout.milliseconds
         clientLimits.bodyIdleTimeoutMilliseconds = limits.bodyIdleTimeout.milliseconds
-        clientLimits.maxConnectionsPerWorker = limits.maxConnections
+        let descriptors = try Self.descriptorReport(configuration, limit: descriptorLimit)
+        clientLimits.maxConnectionsPerWorker = descriptors.maxConnections
+        summary.append(
+            (
+                "File descriptors",
+                [
+                    ("limit", descriptors.limit == Int.max ? "unlimited" : String(descriptors.limit)),
+                    ("max_connections", String(descriptors.maxConnections)),
+                    ("needed", String(descriptors.needed)),
+                ]
+            ))
+        clientLimits.maxAdminConnections = limits.maxAdminConnections
+        clientLimits.adminRequestTimeoutMilliseconds = limits.adminRequestTimeout.milliseconds
+        clientLimits.maxAdminBodyBytes = limits.maxAdminBodySize
+        clientLimits.minBodyRate = limits.minBodyRate
+        clientLimits.bodyRateWindowMilliseconds = limits.bodyRateWindow.milliseconds
         self.init(
             settings: ProxySettings(
                 upstreams: upstreams, routes: routes, limits: clientLimits, accessLog: server.accessLog,
@@ -82,7 +100,30 @@ extension DaemonPlan {
                     tokenFile: server.adminTokenFile, corsAllowedOrigins: server.corsAllowedOrigins)),
             listen: server.listen.map(Self.spec), adminListen: server.adminListen.map(Self.spec),
             workers: server.workers, shutdownTimeoutMilliseconds: server.shutdownTimeout.milliseconds,
-            unixSocketMode: server.unixSocketMode, summary: summary)
+            unixSocketMode: server.unixSocketMode, summary: summary, descriptors: descriptors,
+            maxSpoolTotal: server.maxSpoolTotal ?? SpoolBudget.automaticLimit(directory: server.spoolDirectory))
+    }
+
+    /// The descriptors the configuration needs within `limit`, and `max_connections` (configured, or the most that
+    /// fit). Throws when not even one connection per worker fits.
+    static func descriptorReport(_ configuration: Configuration, limit: Int) throws(StartupError) -> DescriptorReport {
+        let server = configuration.server
+        let workers = workerCount(configured: server.workers)
+        let budget = DescriptorBudget(
+            workers: workers, listenersPerWorker: server.listen.count,
+            idlePerUpstream: configuration.upstreamNames.compactMap { configuration.upstreams[$0]?.maxIdleConnections },
+            adminConnections: server.adminListen == nil ? 0 : server.limits.maxAdminConnections)
+        let fitting = budget.fittingConnections(limit: limit)
+        guard fitting > 0 else {
+            throw .descriptorLimit(
+                "the file-descriptor limit \(limit) is below the \(budget.needed(connectionsPerWorker: 1)) that "
+                    + "\(workers) worker(s) need for one connection each: raise LimitNOFILE= (systemd) or "
+                    + "--ulimit nofile= (Docker), or lower workers, max_idle_connections or max_admin_connections")
+        }
+        let connections = server.limits.maxConnections ?? fitting
+        return DescriptorReport(
+            limit: limit, maxConnections: connections, isAutomatic: server.limits.maxConnections == nil,
+            needed: budget.needed(connectionsPerWorker: connections), workers: workers)
     }
 
     static func spec(_ address: ListenAddress) -> ListenSpec {
@@ -98,13 +139,17 @@ public enum ProxyMain {
     /// Returns the process exit code: 0 after a clean drain, 78 for configuration errors,
     /// 71 when listeners or the event loop cannot be set up.
     public static func run(configPath: String, environment: [String: String]) -> Int32 {
+        // Before anything opens a descriptor the limit is counted against (issue 20).
+        let descriptorLimit = raiseDescriptorLimit()
         let load: () -> Result<(Configuration, DaemonPlan), DaemonLoadError> = {
             switch ConfigLoader.load(path: configPath, environment: environment) {
             case .failure(let errors):
                 return .failure(DaemonLoadError(lines: errors.errors.map(\.description)))
             case .success(let configuration):
                 do {
-                    return .success((configuration, try DaemonPlan(configuration: configuration)))
+                    return .success(
+                        (configuration, try DaemonPlan(configuration: configuration, descriptorLimit: descriptorLimit))
+                    )
                 } catch {
                     return .failure(DaemonLoadError(lines: ["\(configPath): \(error)"]))
                 }
@@ -128,6 +173,9 @@ public enum ProxyMain {
             minimumLevel: level(server.logLevel), format: server.logFormat == .json ? .json : .logfmt)
         for warning in configuration.warnings {
             logger.warning("Configuration warning", metadata: ["warning": warning.description])
+        }
+        if let warning = plan.descriptors.warning {
+            logger.warning("Configuration warning", metadata: ["warning": warning])
         }
         do {
             let daemon = try Daemon(

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A listen address as the daemon binds it.
 public enum ListenSpec: Sendable, Hashable, CustomStringConvertible {
     case tcp(host: String, port: Int)
@@ -21,4 +25,15 @@ struct DaemonPlan: Sendable {
     var unixSocketMode: UInt32
     /// One line per upstream/bucket for the startup log (never secrets).
     var summary: [(message: String, metadata: [(String, String)])]
+    /// How the configuration meets the file-descriptor limit.
+    var descriptors: DescriptorReport
+    /// `max_spool_total` as configured, or from the spool directory's free space.
+    var maxSpoolTotal: Int
+}
+
+extension DaemonPlan {
+    /// `workers = 0` is one per online core.
+    static func workerCount(configured: Int) -> Int {
+        configured > 0 ? configured : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
 }

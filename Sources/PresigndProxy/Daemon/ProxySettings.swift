@@ -21,6 +21,8 @@ struct UpstreamTarget: Sendable {
     /// Client `aws-chunked` bodies go upstream as they are (AWS S3) instead of being unwrapped
     /// into plain bodies (R2 rejects streaming payloads; SIGV4-S3-RULES §5.3).
     var forwardsAWSChunked: Bool = false
+    /// The largest body one PUT may carry to this upstream (`max_put_size`, the provider's limit by default).
+    var maxPutSize: Int = 5 << 30
 }
 
 /// Client-side limits and timeouts.
@@ -32,6 +34,13 @@ struct ClientLimits: Sendable {
     var idleTimeoutMilliseconds = 60_000
     var bodyIdleTimeoutMilliseconds = 60_000
     var maxConnectionsPerWorker = 1024
+    /// The admin listener's connection cap, its absolute deadline per request, its body cap.
+    var maxAdminConnections = 32
+    var adminRequestTimeoutMilliseconds = 10_000
+    var maxAdminBodyBytes = 64 * 1024
+    /// Bytes per second a body must average over the window; 0: no check (`min_body_rate`).
+    var minBodyRate = 1024
+    var bodyRateWindowMilliseconds = 30_000
 }
 
 /// Everything a worker needs to serve, immutable and shared; a reload swaps in a new one.
@@ -47,13 +56,14 @@ final class ProxySettings: Sendable {
     let allowedClients: [CIDR]
     /// Where length-less and unwrapped uploads are spooled (files are unlinked at once).
     let spoolDirectory: String
-    let maxSpoolSize: Int
+    /// nil: the upstream's `maxPutSize`.
+    let maxSpoolSize: Int?
     /// The admin listener's presign API: bearer token file and CORS origins (issue 7).
     let adminAPI: AdminAPISettings
 
     init(
         upstreams: [UpstreamTarget], routes: [BucketRoute], limits: ClientLimits, accessLog: Bool = true,
-        allowedClients: [CIDR] = [], spoolDirectory: String = "/var/tmp", maxSpoolSize: Int = 5 << 30,
+        allowedClients: [CIDR] = [], spoolDirectory: String = "/var/tmp", maxSpoolSize: Int? = nil,
         adminAPI: AdminAPISettings = AdminAPISettings(),
         highWatermark: Int = 512 * 1024, lowWatermark: Int = 128 * 1024
     ) {

@@ -10,6 +10,8 @@ public enum StartupError: Error, CustomStringConvertible, Sendable {
     case socket(address: String, call: String, errno: Int32)
     case eventLoop(String)
     case tls(String)
+    /// The configuration cannot run within `RLIMIT_NOFILE`.
+    case descriptorLimit(String)
 
     public var description: String {
         switch self {
@@ -19,6 +21,7 @@ public enum StartupError: Error, CustomStringConvertible, Sendable {
                 + Self.advice(address: address, call: call, errno: code)
         case .eventLoop(let reason): "event loop: \(reason)"
         case .tls(let reason): "TLS setup: \(reason)"
+        case .descriptorLimit(let reason): reason
         }
     }
 

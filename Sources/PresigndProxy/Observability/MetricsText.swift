@@ -96,12 +96,12 @@ enum MetricsText {
 
     /// HELP and TYPE lines; a counter's name gets its `_total` suffix here (text format 0.0.4 names
     /// the family as its samples are named).
-    private static func header(_ family: String, _ help: String, type: String) -> String {
+    static func header(_ family: String, _ help: String, type: String) -> String {
         let name = type == "counter" ? family + "_total" : family
         return "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
     }
 
-    private static func gauge(_ name: String, _ help: String, _ value: Int) -> String {
+    static func gauge(_ name: String, _ help: String, _ value: Int) -> String {
         header(name, help, type: "gauge") + "\(name) \(value)\n"
     }
 
@@ -109,7 +109,7 @@ enum MetricsText {
         header(name, help, type: "gauge") + "\(name) \(value)\n"
     }
 
-    private static func counter(_ family: String, _ help: String, _ value: Int) -> String {
+    static func counter(_ family: String, _ help: String, _ value: Int) -> String {
         header(family, help, type: "counter") + "\(family)_total \(value)\n"
     }
 

@@ -126,6 +126,8 @@ final class WorkerMetrics: Sendable {
     }
 
     private let counters = Mutex(Counters())
+    /// Accept pauses, shed connections and requests, slow bodies (issue 20).
+    let limits = LimitCounters()
     /// Requests started. Only the worker writes it, so an increment is a load and a store (no locked
     /// instruction, no lock); `snapshot` reads it after the counters, so it never sees fewer starts than ends.
     private let started = Atomic<Int>(0)

@@ -93,6 +93,8 @@ enum RequestRewriter {
         if let maxUpload = route.maxUploadSize, case .contentLength(let length) = framing, length > maxUpload {
             throw .entityTooLarge
         }
+        let putSize = settings.upstreams[route.upstreamIndex].maxPutSize
+        try requireWithinPutSize(head: head, framing: framing, limit: putSize)
         // Fields read in place: a copy of the whole UpstreamTarget retains every field of it.
         let upstreamIndex = route.upstreamIndex
         let path = URIEncoding.encode(upstreamPath, keepingSlash: true)

@@ -13,9 +13,12 @@ final class Worker {
     let logger: Logger
     let metrics: WorkerMetrics
     private(set) var settings: ProxySettings
-    private var listeners: [Listener] = []
-    /// An accept failure (descriptor ceiling) is logged once per episode: the listener backs off by itself.
-    private var isAcceptFailing = false
+    private(set) var listeners: [Listener] = []
+    /// Failed accepts (descriptor ceiling) are logged at most once a second, with a count: the listener backs off
+    /// by itself.
+    var acceptErrorLog = LogRateLimiter()
+    /// Whether a listener is paused after a failed accept (for `/readyz`).
+    var pausedListeners = 0
     private var connections: [ObjectIdentifier: ClientConnection] = [:]
     private var pools: [UpstreamPool] = []
     private var signers: [Signer?] = []
@@ -34,8 +37,17 @@ final class Worker {
     private var pendingSettings: ProxySettings?
     private let mailbox = Mailbox()
 
-    init(index: Int, settings: ProxySettings, logger: Logger, metrics: WorkerMetrics) throws(StartupError) {
+    /// `max_spool_total`, shared by every worker.
+    let spoolBudget: SpoolBudget
+    /// Checks head deadlines and body rates (`Worker+SlowPeers.swift`).
+    var slowPeerSweep: LoopTimer?
+
+    init(
+        index: Int, settings: ProxySettings, logger: Logger, metrics: WorkerMetrics,
+        spoolBudget: SpoolBudget = SpoolBudget(limit: Int.max)
+    ) throws(StartupError) {
         self.index = index
+        self.spoolBudget = spoolBudget
         do {
             self.loop = try EventLoop(lockless: true)
         } catch {
@@ -71,13 +83,15 @@ final class Worker {
     /// Accepts on the given sockets (called before the thread starts).
     func listen(on sockets: [ListenSocket]) throws(StartupError) {
         listeners += try makeListeners(sockets)
+        startSlowPeerSweep()
     }
 
     /// Accepts on `sockets` instead of the current listeners. The new listeners are all made first: when one
     /// cannot be, the worker keeps accepting where it did (bug e) and the new sockets are closed.
     func replaceListeners(with sockets: [ListenSocket]) throws(StartupError) {
         listeners = try makeListeners(sockets)
-        if isAtCapacity { setAccepting(false) }
+        pausedListeners = 0
+        metrics.limits.acceptResumed()
     }
 
     /// One listener per socket, or none: on a failure the ones made go (closing their sockets), and so do the
@@ -86,11 +100,13 @@ final class Worker {
         var made: [Listener] = []
         for (index, socket) in sockets.enumerated() {
             do {
-                made.append(
-                    try Listener(
-                        loop: loop, socket: socket,
-                        onAccept: { [unowned self] fd, peer in self.accept(fd: fd, peer: peer) },
-                        onError: { [unowned self] code in self.acceptFailed(code) }))
+                let listener = try Listener(
+                    loop: loop, socket: socket, initialBackoffMilliseconds: Self.initialAcceptBackoffMilliseconds,
+                    onAccept: { [unowned self] fd, peer in self.accept(fd: fd, peer: peer) },
+                    onError: { [unowned self] code in self.acceptFailed(code) })
+                listener.onResume = { [unowned self] in self.acceptResumed() }
+                listener.onOverflow = { [unowned self] fd in self.shed(fd, reason: .descriptorLimit) }
+                made.append(listener)
             } catch {
                 for unused in sockets[(index + 1)...] { close(unused.fd) }
                 throw StartupError(error)
@@ -99,29 +115,21 @@ final class Worker {
         return made
     }
 
-    private func setAccepting(_ accepting: Bool) {
-        for listener in listeners {
-            do {
-                if accepting { try listener.enable() } else { try listener.disable() }
-            } catch {
-                logger.error("Cannot change accepting", metadata: ["listen.address": listener.boundAddress])
-            }
-        }
-    }
+    var connectionCount: Int { connections.count }
 
-    /// The first failed accept of an episode (EMFILE and the like): the listener pauses and retries by itself.
-    private func acceptFailed(_ code: Int32) {
-        logger.warning(
-            "Cannot accept connections; pausing the listener",
-            metadata: ["worker": String(index), "error": IOError.text(errno: code)])
-    }
+    /// The connections now (a sweep may close some while it runs).
+    func connectionsSnapshot() -> [ClientConnection] { Array(connections.values) }
 
-    private var isAtCapacity: Bool { connections.count >= settings.limits.maxConnectionsPerWorker }
+    var isAtCapacity: Bool { connections.count >= settings.limits.maxConnectionsPerWorker }
 
     private func accept(fd: Int32, peer: SocketAddress) {
         guard settings.admits(peer) else {
             logger.warning("Refused client outside allowed_clients", metadata: ["client.address": peer.host])
             close(fd)
+            return
+        }
+        if isAtCapacity {
+            shed(fd, reason: .maxConnections)
             return
         }
         var one: Int32 = 1
@@ -131,18 +139,15 @@ final class Worker {
         let connection = ClientConnection(worker: self, stream: stream, peer: peer, settings: settings)
         connections[ObjectIdentifier(connection)] = connection
         metrics.connectionOpened()
-        if connections.count >= settings.limits.maxConnectionsPerWorker {
-            // At capacity: leave further connections in the kernel backlog until one closes.
-            setAccepting(false)
-        }
+        if isAtCapacity { metrics.limits.setAtCapacity(true) }
     }
 
     func connectionClosed(_ connection: ClientConnection) {
         guard connections.removeValue(forKey: ObjectIdentifier(connection)) != nil else { return }
         metrics.connectionClosed()
-        if !isDraining && connections.count < settings.limits.maxConnectionsPerWorker {
-            setAccepting(true)
-        }
+        if !isAtCapacity { metrics.limits.setAtCapacity(false) }
+        // A descriptor is free again: a listener paused at the descriptor limit tries at once (issue 20).
+        if !isDraining { retryPausedListeners() }
         if isDraining && connections.isEmpty { finishDrain() }
     }
 
@@ -271,6 +276,7 @@ final class Worker {
     }
 
     private func finishDrain() {
+        slowPeerSweep?.cancel()
         for pool in pools { pool.closeAll() }
         loop.exit()
     }

@@ -1,0 +1,235 @@
+"""Limits on bodies (issue 20), against the real daemon and a recording upstream.
+
+- `min_body_rate`: a request body trickling below the rate is cut with 408, and the upstream sees an incomplete
+  body.
+- Spool space on a small tmpfs (root only; skipped where `mount` is not permitted): uploads beyond
+  `max_spool_total` get 503 SlowDown with Retry-After from their declared length, before their body is read; an
+  upload that meets ENOSPC gets 507 InsufficientStorage and nothing reaches the upstream; the spool directory is
+  empty afterwards and the daemon still serves.
+- The upstream's largest PUT: an R2 upload declaring 5 GiB is refused with EntityTooLarge from its head.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import socket
+import subprocess
+import time
+
+import pytest
+
+from harness.presignd import Bucket, Presignd, PresigndConfig, Upstream
+from harness.rawhttp import ConnectionClosed, RawConnection
+from harness.s3xml import parse_error
+
+from conftest import require_presignd_binary
+from ops_helpers import metric, parse_metrics
+
+BUCKET = "body-bucket"
+
+
+def _config(recorder, upstream_extra: dict | None = None, **server_extra) -> PresigndConfig:
+    return PresigndConfig(
+        upstreams=[Upstream(name="rec", endpoint=recorder.endpoint, region=recorder.region,
+                            access_key_id=recorder.access_key_id, secret_access_key=recorder.secret_access_key,
+                            extra=upstream_extra or {})],
+        buckets=[Bucket(BUCKET, "rec")],
+        server_extra=server_extra,
+    )
+
+
+def _host_port(address: str) -> tuple[str, int]:
+    host, port = address.rsplit(":", 1)
+    return host, int(port)
+
+
+def _connect(daemon: Presignd, timeout: float = 5) -> RawConnection:
+    return RawConnection(*_host_port(daemon.listen_addresses[0]), timeout=timeout)
+
+
+def _stop(daemon: Presignd) -> None:
+    alive = daemon.is_running()
+    daemon.stop() if alive else daemon.kill()
+    assert alive, daemon.log_text()
+
+
+def _metrics(daemon: Presignd) -> dict:
+    with RawConnection(*_host_port(daemon.admin_address), timeout=5) as conn:
+        return parse_metrics(conn.request("GET", "/metrics").body.decode())
+
+
+# -- min_body_rate ----------------------------------------------------------------------------------------------
+
+
+def test_a_body_trickling_below_min_body_rate_is_cut_with_408_and_the_upstream_sees_it_incomplete(
+        recorder, tmp_path):
+    daemon = Presignd(require_presignd_binary(),
+                      _config(recorder, **{"limits.min_body_rate": "1KiB/s", "limits.body_rate_window": "1s"}),
+                      str(tmp_path / "d")).start()
+    try:
+        key = f"/{BUCKET}/trickle-{time.monotonic_ns()}"
+        declared = 100_000
+        with _connect(daemon) as conn:
+            conn.send(f"PUT {key} HTTP/1.1\r\nHost: presignd\r\nContent-Length: {declared}\r\n\r\n".encode()
+                      + b"x" * 200)
+            started = time.monotonic()
+            sent = 200
+            # 20 bytes every 100 ms: 200 B/s, a fifth of the rate, until presignd answers (bounded: 6 s).
+            while time.monotonic() - started < 6:
+                readable, _, _ = select.select([conn.sock], [], [], 0.1)
+                if readable:
+                    break
+                conn.send(b"x" * 20)
+                sent += 20
+            cut_after = time.monotonic() - started
+            response = conn.read_response(timeout=5)
+            assert response.status == 408 and parse_error(response.body).code == "RequestTimeout"
+            assert conn.closed_by_peer(timeout=3)
+        # Cut at the end of the first or second 1 s window (the sweep runs twice a second).
+        assert 0.9 <= cut_after <= 3.0, f"cut after {cut_after:.2f}s"
+        deadline = time.monotonic() + 3
+        while not recorder.requests_for(key) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        recorded = recorder.requests_for(key)
+        assert recorded, "the upstream never saw the request"
+        assert len(recorded[0].body) < declared, "the upstream got a complete body"
+        assert metric(_metrics(daemon), "presignd_slow_body_aborts_total") == 1
+    finally:
+        _stop(daemon)
+
+
+# -- spool space ------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def small_spool(tmp_path):
+    """An 8 MiB tmpfs as the spool directory; the test is skipped where it cannot be mounted."""
+    directory = tmp_path / "spool"
+    directory.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(directory)],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs (needs root): {mounted.stderr.strip()}")
+    try:
+        yield str(directory)
+    finally:
+        subprocess.run(["umount", "-l", str(directory)], capture_output=True)
+
+
+def _aws_chunked(data: bytes) -> bytes:
+    return f"{len(data):x}\r\n".encode() + data + b"\r\n0\r\n\r\n"
+
+
+def _aws_chunked_head(key: str, data: bytes) -> bytes:
+    body_length = len(_aws_chunked(data))
+    return (f"PUT {key} HTTP/1.1\r\nHost: presignd\r\nContent-Encoding: aws-chunked\r\n"
+            f"x-amz-content-sha256: STREAMING-UNSIGNED-PAYLOAD-TRAILER\r\n"
+            f"x-amz-decoded-content-length: {len(data)}\r\nContent-Length: {body_length}\r\n\r\n").encode()
+
+
+def test_uploads_beyond_max_spool_total_get_503_slowdown_from_their_declared_length(recorder, tmp_path,
+                                                                                     small_spool):
+    config = _config(recorder, upstream_extra={"aws_chunked": "unwrap"}, spool_directory=small_spool,
+                     max_spool_total="6MiB")
+    daemon = Presignd(require_presignd_binary(), config, str(tmp_path / "d")).start()
+    try:
+        data = os.urandom(4 << 20)
+        first_key, second_key = f"/{BUCKET}/spool-a", f"/{BUCKET}/spool-b"
+        with _connect(daemon) as first:
+            body = _aws_chunked(data)
+            first.send(_aws_chunked_head(first_key, data) + body[: len(body) // 2])
+            # The first upload holds its declared 4 MiB of the budget once presignd has its head.
+            deadline = time.monotonic() + 3
+            while metric(_metrics(daemon), "presignd_spool_bytes") != len(data):
+                assert time.monotonic() < deadline, "the first upload never reserved its spool space"
+                time.sleep(0.02)
+            with _connect(daemon) as second:
+                second.send(_aws_chunked_head(second_key, data))  # 4 MiB more than the 6 MiB budget has left
+                refused = second.read_response(timeout=3)
+                assert refused.status == 503 and parse_error(refused.body).code == "SlowDown"
+                assert refused.header("Retry-After") == "1" and refused.interim == []
+            first.send(body[len(body) // 2:])
+            assert first.read_response(timeout=10).status == 200
+        assert recorder.requests_for(first_key)[-1].body == data
+        assert not recorder.requests_for(second_key)
+        # The first upload's space came back: the second one fits now.
+        with _connect(daemon) as retry:
+            retry.send(_aws_chunked_head(second_key, data) + _aws_chunked(data))
+            assert retry.read_response(timeout=10).status == 200
+        assert os.listdir(small_spool) == []
+        samples = _metrics(daemon)
+        assert metric(samples, "presignd_shed_total", reason="max_spool_total") == 1
+        assert metric(samples, "presignd_spool_bytes") == 0
+        assert metric(samples, "presignd_spool_budget_bytes") == 6 << 20
+    finally:
+        _stop(daemon)
+
+
+def test_an_upload_that_fills_the_spool_disk_gets_507_and_nothing_reaches_the_upstream(recorder, tmp_path,
+                                                                                       small_spool):
+    config = _config(recorder, spool_directory=small_spool, max_spool_total="64MiB")
+    daemon = Presignd(require_presignd_binary(), config, str(tmp_path / "d")).start()
+    try:
+        key = f"/{BUCKET}/enospc"
+        piece = os.urandom(256 << 10)
+        with _connect(daemon, timeout=10) as conn:
+            # Length-less (chunked): spooled; 12 MiB do not fit the 8 MiB tmpfs.
+            conn.send(f"PUT {key} HTTP/1.1\r\nHost: presignd\r\nTransfer-Encoding: chunked\r\n\r\n".encode())
+            try:
+                for _ in range(48):
+                    conn.sock.sendall(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+                conn.sock.sendall(b"0\r\n\r\n")
+            except (BrokenPipeError, ConnectionResetError, socket.timeout):
+                pass  # presignd answered and closed while the body was still coming
+            try:
+                response = conn.read_response(timeout=5)
+            except ConnectionClosed:
+                pytest.fail(f"no answer to the upload that filled the disk:\n{daemon.log_text()}")
+            assert response.status == 507 and parse_error(response.body).code == "InsufficientStorage"
+        assert not recorder.requests_for(key), "a request reached the upstream"
+        deadline = time.monotonic() + 2
+        while os.listdir(small_spool) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert os.listdir(small_spool) == []
+        stats = os.statvfs(small_spool)
+        assert stats.f_bfree * stats.f_frsize > 7 << 20, "the partial spool file still holds its space"
+        # The daemon keeps serving: a small upload through the same spool, then a read.
+        with _connect(daemon) as conn:
+            assert conn.request("PUT", f"/{BUCKET}/after", body=b"still serving").status == 200
+            assert conn.request("GET", f"/{BUCKET}/after").body == b"still serving"
+    finally:
+        _stop(daemon)
+
+
+# -- the upstream's largest PUT ---------------------------------------------------------------------------------
+
+
+class _R2Config(PresigndConfig):
+    """The recorder's upstream as provider = "r2" (its endpoint derived from account_id, never reached)."""
+
+    def render(self) -> str:
+        text = super().render()
+        upstream = self.upstreams[0]
+        return text.replace('provider = "custom"', 'provider = "r2"').replace(
+            f'endpoint = "{upstream.endpoint}"', 'account_id = "0123456789abcdef0123456789abcdef"')
+
+
+def test_an_r2_upload_declaring_5_gib_is_refused_with_entity_too_large_before_anything_is_read(recorder, tmp_path):
+    base = _config(recorder)
+    config = _R2Config(upstreams=base.upstreams, buckets=base.buckets)
+    daemon = Presignd(require_presignd_binary(), config, str(tmp_path / "d")).start()
+    try:
+        for expect_continue in (True, False):
+            with _connect(daemon) as conn:
+                head = f"PUT /{BUCKET}/big HTTP/1.1\r\nHost: presignd\r\nContent-Length: {5 << 30}\r\n"
+                if expect_continue:
+                    head += "Expect: 100-continue\r\n"
+                conn.send(head.encode() + b"\r\n")
+                response = conn.read_response(timeout=3)
+                assert response.status == 413 and parse_error(response.body).code == "EntityTooLarge"
+                assert response.interim == [], "100 Continue invited a body that would be refused"
+                assert response.closes and conn.closed_by_peer(timeout=3)
+        assert not recorder.requests_for(f"/{BUCKET}/big")
+    finally:
+        _stop(daemon)

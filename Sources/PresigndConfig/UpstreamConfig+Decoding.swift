@@ -9,8 +9,8 @@ extension UpstreamConfig {
             "max_put_size",
         ] + CredentialResolver.keys
 
-    /// R2 jurisdictions and their endpoint host infix.
-    static let r2Jurisdictions = ["eu", "fedramp"]
+    /// R2 jurisdictions and their endpoint host infix (`us`: Cloudflare's changelog of 2026-08-17).
+    static let r2Jurisdictions = ["eu", "fedramp", "us"]
 
     /// Nil when the table has errors (reported to the reader's diagnostics).
     static func decode(
@@ -107,7 +107,7 @@ extension UpstreamConfig {
             if let jurisdiction = reader.string("jurisdiction") {
                 guard r2Jurisdictions.contains(jurisdiction.value) else {
                     diagnostics.error(
-                        "invalid jurisdiction '\(jurisdiction.value)'; expected one of: eu, fedramp",
+                        "invalid jurisdiction '\(jurisdiction.value)'; expected one of: \(r2Jurisdictions.joined(separator: ", "))",
                         at: jurisdiction.position)
                     return nil
                 }

@@ -13,6 +13,7 @@ import Testing
         ("", "0123456789abcdef0123456789abcdef.r2.cloudflarestorage.com"),
         ("jurisdiction = \"eu\"", "0123456789abcdef0123456789abcdef.eu.r2.cloudflarestorage.com"),
         ("jurisdiction = \"fedramp\"", "0123456789abcdef0123456789abcdef.fedramp.r2.cloudflarestorage.com"),
+        ("jurisdiction = \"us\"", "0123456789abcdef0123456789abcdef.us.r2.cloudflarestorage.com"),
     ])
     func buildsR2EndpointsFromAccountAndJurisdiction(extra: String, host: String) throws {
         let r2 = try #require(
@@ -70,8 +71,8 @@ import Testing
             "4:1: endpoint is derived from account_id for provider = \"r2\"; use provider = \"custom\" to set it"
         ),
         (
-            "provider = \"r2\"\naccount_id = \"0123456789abcdef0123456789abcdef\"\njurisdiction = \"us\"",
-            "4:16: invalid jurisdiction 'us'; expected one of: eu, fedramp"
+            "provider = \"r2\"\naccount_id = \"0123456789abcdef0123456789abcdef\"\njurisdiction = \"apac\"",
+            "4:16: invalid jurisdiction 'apac'; expected one of: eu, fedramp, us"
         ),
         ("provider = \"s3\"\njurisdiction = \"eu\"", "3:1: jurisdiction is only for provider = \"r2\""),
         ("provider = \"custom\"", "1:1: provider = \"custom\" needs endpoint"),

@@ -7,6 +7,8 @@
   lines, and serves again within 2 s of the extra connections closing.
 - The admin listener: 300 idle admin connections do not stop proxy traffic; a client dripping a request head is
   cut at the absolute deadline although every byte comes well inside any per-read timeout.
+- `check-config` and `run` report the limit, warn about a `max_connections` it cannot hold, and refuse a limit too
+  low for one connection per worker (exit 78).
 """
 
 from __future__ import annotations

@@ -122,9 +122,10 @@ public final class Listener {
         let isNewEpisode = backoffMilliseconds == 0
         backoffMilliseconds =
             isNewEpisode ? initialBackoffMilliseconds : min(maxBackoffMilliseconds, backoffMilliseconds * 2)
+        // The owner hears of the failure before the pause (whose end it hears of through `onResume`).
+        onError(code)
         pause()
         if code == EMFILE || code == ENFILE { shedOverflow() }
-        onError(code)
     }
 
     private func pause() {

@@ -6,8 +6,8 @@ import Testing
     let budget = DescriptorBudget(workers: 2, listenersPerWorker: 1, idlePerUpstream: [128, 4], adminConnections: 32)
 
     @Test func countsThreeDescriptorsPerConnectionAndThePoolsNoLargerThanTheConnections() {
-        // reserve 32 + admin 33 + 2 × (4 + 1 + 3×10 + min(128,10) + min(4,10))
-        #expect(budget.needed(connectionsPerWorker: 10) == 32 + 33 + 2 * (4 + 1 + 30 + 10 + 4))
+        // reserve 32 + admin (32 + socket + spare) + 2 × (4 + 2 × 1 listener + 3×10 + min(128,10) + min(4,10))
+        #expect(budget.needed(connectionsPerWorker: 10) == 32 + 34 + 2 * (4 + 2 + 30 + 10 + 4))
     }
 
     @Test func picksTheMostConnectionsThatFit() {

@@ -99,6 +99,43 @@ def test_a_body_trickling_below_min_body_rate_is_cut_with_408_and_the_upstream_s
         _stop(daemon)
 
 
+def test_a_client_reading_a_response_below_min_body_rate_is_cut(recorder, tmp_path):
+    daemon = Presignd(require_presignd_binary(),
+                      _config(recorder, **{"limits.min_body_rate": "1KiB/s", "limits.body_rate_window": "1s"}),
+                      str(tmp_path / "d")).start()
+    try:
+        key = f"/{BUCKET}/large-{time.monotonic_ns()}"
+        size = 32 << 20
+        recorder.objects[key] = os.urandom(size)
+        with _connect(daemon) as conn:
+            conn.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 10)
+            conn.send(f"GET {key} HTTP/1.1\r\nHost: presignd\r\n\r\n".encode())
+            # Read nothing: once the socket buffers are full, the response stops moving, and within a window or two
+            # presignd counts a slow body.
+            started = time.monotonic()
+            while metric(_metrics(daemon), "presignd_slow_body_aborts_total") < 1:
+                assert time.monotonic() - started < 5, "a stalled response was not cut"
+                time.sleep(0.05)
+            received = 0
+            ended = False
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                try:
+                    chunk = conn.sock.recv(1 << 20)
+                except ConnectionResetError:
+                    ended = True
+                    break
+                if not chunk:
+                    ended = True
+                    break
+                received += len(chunk)
+            assert ended, "the connection was not cut"
+            assert received < size, "the whole response arrived: it was never slow"
+        assert metric(_metrics(daemon), "presignd_slow_body_aborts_total") == 1
+    finally:
+        _stop(daemon)
+
+
 # -- spool space ------------------------------------------------------------------------------------------------
 
 

@@ -7,6 +7,8 @@
   lines, and serves again within 2 s of the extra connections closing.
 - The admin listener: 300 idle admin connections do not stop proxy traffic; a client dripping a request head is
   cut at the absolute deadline although every byte comes well inside any per-read timeout.
+- `check-config` and `run` report the limit, warn about a `max_connections` it cannot hold, and refuse a limit too
+  low for one connection per worker (exit 78).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import selectors
 import shutil
 import socket
 import stat
+import subprocess
 import time
 
 import pytest
@@ -48,7 +51,7 @@ def _under_prlimit(directory: str, nofile: int) -> str:
     prlimit = shutil.which("prlimit")
     if prlimit is None:
         pytest.skip("prlimit (util-linux) is not installed")
-    path = os.path.join(directory, "presignd-under-prlimit")
+    path = os.path.join(directory, f"presignd-nofile-{nofile}")
     with open(path, "w") as f:
         f.write(f"#!/bin/sh\nexec {prlimit} --nofile={nofile}:{nofile} {require_presignd_binary()} \"$@\"\n")
     os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
@@ -81,6 +84,22 @@ def _served_again_within(daemon: Presignd, seconds: float) -> float:
             pass
         assert time.monotonic() - started < seconds, f"not serving {seconds}s after the overload:\n{daemon.log_text()}"
         time.sleep(0.05)
+
+
+def test_check_config_and_run_report_the_descriptor_limit_and_refuse_one_too_low(recorder, tmp_path):
+    config = _config(recorder, **{"limits.max_connections": 1024})
+    path = tmp_path / "presignd.toml"
+    path.write_text(config.render())
+    low, tight = _under_prlimit(str(tmp_path), 40), _under_prlimit(str(tmp_path), 256)
+    checked = subprocess.run([tight, "check-config", "--config", str(path)], capture_output=True, text=True,
+                             timeout=30)
+    assert checked.returncode == 0, checked.stderr
+    assert "file descriptors: limit 256, max_connections 1024 per worker" in checked.stdout
+    assert "LimitNOFILE=" in checked.stderr and "--ulimit nofile=" in checked.stderr
+    for command in (["check-config", "--config", str(path)], ["run", "--config", str(path)]):
+        refused = subprocess.run([low] + command, capture_output=True, text=True, timeout=30)
+        assert refused.returncode == 78, refused.stderr
+        assert "file-descriptor limit 40 is below" in refused.stderr
 
 
 def _readyz(daemon: Presignd) -> int:

@@ -33,17 +33,13 @@ final class UploadSpool {
             reserved = declaredLength
         }
         self.budget = budget
-        var template = Array((directory.hasSuffix("/") ? directory : directory + "/").utf8CString.dropLast())
-        template.append(contentsOf: "presignd-spool-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let fd = Self.createUnlinked(in: directory)
         guard fd >= 0 else {
             let code = errno
             budget.release(reserved)
             if code == ENOSPC || code == EDQUOT { throw .insufficientStorage }
             throw .internalError("cannot create a spool file in \(directory): \(String(cString: strerror(code)))")
         }
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         do {
             staging = try OwnedIOBuffer()
         } catch {
@@ -58,6 +54,24 @@ final class UploadSpool {
     deinit {
         close(fd)
         budget.release(reserved)
+    }
+
+    /// `O_TMPFILE` (Linux's `__O_TMPFILE`, not exported by the Glibc module; the same value on x86-64 and arm64).
+    private static let temporaryFileFlag: Int32 = 0o20_000_000
+
+    /// A file that never has a name (`O_TMPFILE`): a crash leaves nothing behind. Where the file system cannot
+    /// (EOPNOTSUPP, EISDIR on old kernels), `mkstemp` and an `unlink` at once. -1 with `errno` set on failure.
+    private static func createUnlinked(in directory: String) -> Int32 {
+        let flags = O_RDWR | O_CLOEXEC | O_DIRECTORY | temporaryFileFlag
+        let fd = open(directory, flags, mode_t(0o600))
+        if fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) { return fd }
+        var template = Array((directory.hasSuffix("/") ? directory : directory + "/").utf8CString.dropLast())
+        template.append(contentsOf: "presignd-spool-XXXXXX".utf8CString)
+        let named = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard named >= 0 else { return -1 }
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        _ = fcntl(named, F_SETFD, FD_CLOEXEC)
+        return named
     }
 
     static let overBudget = ProxyError.slowDown("the spool space for uploads (max_spool_total) is in use")

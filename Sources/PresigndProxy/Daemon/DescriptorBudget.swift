@@ -2,9 +2,10 @@
 /// it (issue 20). Pure: the limit is a parameter.
 ///
 /// A client connection holds at worst three descriptors (its socket, an upstream socket, a spool file); each worker
-/// adds its listeners, its loop's own descriptors and its pooled idle upstream connections (no more per upstream
-/// than connections in flight could have left behind); the admin listener adds its connection cap; the reserve
-/// covers standard streams, the main loop, configuration and credential files, DNS lookups.
+/// adds its listeners (each with a spare descriptor), its loop's own descriptors and its pooled idle upstream
+/// connections (no more per upstream than connections in flight could have left behind); the admin listener adds
+/// its connection cap; the reserve covers standard streams, the main loop, configuration and credential files, DNS
+/// lookups.
 struct DescriptorBudget: Equatable, Sendable {
     static let reserve = 32
     /// A worker loop's epoll descriptor, its notification pair and its cross-thread event.
@@ -23,8 +24,9 @@ struct DescriptorBudget: Equatable, Sendable {
     /// Descriptors the process may hold with `connections` client connections per worker.
     func needed(connectionsPerWorker connections: Int) -> Int {
         let pooled = idlePerUpstream.reduce(0) { $0 + min($1, connections) }
-        let admin = adminConnections > 0 ? adminConnections + 1 : 0
-        let perWorker = Self.perWorker + listenersPerWorker + Self.perConnection * connections + pooled
+        // A listener holds its socket and a spare descriptor (`Listener+Overflow.swift`).
+        let admin = adminConnections > 0 ? adminConnections + 2 : 0
+        let perWorker = Self.perWorker + 2 * listenersPerWorker + Self.perConnection * connections + pooled
         return Self.reserve + admin + workers * perWorker
     }
 

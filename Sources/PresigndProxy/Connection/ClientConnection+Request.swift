@@ -1,5 +1,6 @@
 import PresigndHTTP1
 import PresigndIO
+import PresigndPolicy
 import PresigndSigV4
 
 /// The request side: decode client bytes, route, check policy, sign, forward the body.
@@ -123,7 +124,8 @@ extension ClientConnection {
         request.logPath = plan.logPath
         var spoolLimit: Int?
         if case .spool(_, let decodedLength) = plan.body {
-            let limit = min(settings.maxSpoolSize, plan.maxUploadSize ?? Int.max)
+            var limit = min(settings.maxSpoolSize, plan.maxUploadSize ?? Int.max)
+            if plan.deleteKeysPolicy != nil { limit = min(limit, DeleteObjectsBody.maximumSize) }
             // A declared length over the limit is refused before `100 Continue` invites the body.
             if let decodedLength, decodedLength > limit { throw .entityTooLarge }
             spoolLimit = limit

@@ -19,6 +19,10 @@ struct ExchangeObservation {
     var reusedConnections = 0
     /// The S3 error code presignd answered with, or `aborted` when the exchange was cut short.
     var errorCode: String?
+    /// The S3 operation (`PutObject`) the policy classified, for the access log.
+    var operation: String?
+    /// A policy denial's rule, for the access log (issue 19 §7).
+    var policyRule: String?
 
     init(startedAtMicros: Int) {
         self.startedAtMicros = startedAtMicros

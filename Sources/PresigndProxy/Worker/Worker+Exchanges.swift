@@ -23,13 +23,14 @@ extension Worker {
                 path: exchange.logPath, status: exchange.responseStatus, bytesIn: exchange.requestBodyBytes,
                 bytesOut: exchange.responseBodyBytes, durationMicros: duration, upstreamStatus: ops.upstreamStatus,
                 upstreamMicros: ops.upstreamLatencyMicros, upstreamReused: ops.upstreamReused,
-                errorCode: ops.errorCode ?? (completed ? nil : "aborted")))
+                errorCode: ops.errorCode ?? (completed ? nil : "aborted"), operation: ops.operation,
+                policyRule: ops.policyRule))
     }
 
     /// A response presignd wrote itself with no exchange behind it (routing, policy, malformed requests).
     func localResponseSent(
         method: String, path: String, status: Int, bytesOut: Int, client: SocketAddress, requestID: String,
-        errorCode: String?
+        errorCode: String?, denial: (operation: String, rule: String)? = nil
     ) {
         metrics.requestEnded(
             bucket: "-", method: method, status: status, bytesIn: 0, bytesOut: bytesOut, durationMicros: 0,
@@ -37,7 +38,8 @@ extension Worker {
         logAccess(
             AccessLogEntry(
                 requestID: requestID, client: client.host, bucket: nil, method: method, path: path, status: status,
-                bytesIn: 0, bytesOut: bytesOut, durationMicros: 0, errorCode: errorCode))
+                bytesIn: 0, bytesOut: bytesOut, durationMicros: 0, errorCode: errorCode, operation: denial?.operation,
+                policyRule: denial?.rule))
     }
 
     /// An exchange's signed head went to `connection` (pooled or new): timings, reuse and TLS counters.

@@ -1,0 +1,62 @@
+import PresigndHTTP1
+
+/// Refusals that hold whatever the bucket's policy says (issue 19 §4): forms some S3-compatible servers read
+/// differently from S3, or that would smuggle a meaning past the classifier.
+public enum RequestHardening {
+    /// Method-override headers: some frameworks run the overriding method instead of the request's.
+    static let methodOverrideHeaders = ["x-http-method-override", "x-http-method", "x-method-override"]
+
+    /// Refuses `.` and `..` path segments (the path already percent-decoded, so `%2e%2E` is caught too): S3
+    /// and R2 keep keys literal, other servers normalize them into another key.
+    public static func checkPath(_ decodedPath: some Collection<UInt8>) throws(PolicyDenial) {
+        let dot = UInt8(ascii: ".")
+        for segment in decodedPath.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        where segment.count <= 2 && !segment.isEmpty && segment.allSatisfy({ $0 == dot }) {
+            throw PolicyDenial(
+                .dotSegment, rule: "hardening", "'.' and '..' path segments are refused (raw or percent-encoded)")
+        }
+    }
+
+    /// Refuses SigV2 query authentication and headers given as query parameters (`x-amz-copy-source`,
+    /// `x-amz-acl`, `x-amz-grant-*`), which S3 honours from the query as from headers.
+    public static func checkQuery(_ names: some Sequence<String>) throws(PolicyDenial) {
+        var hasSigV2 = false
+        var hasExpires = false
+        var hasSigV4 = false
+        for name in names {
+            if name == "AWSAccessKeyId" || name == "Signature" { hasSigV2 = true }
+            if name == "Expires" { hasExpires = true }
+            let lower = ASCII.lowercased(name)
+            if lower.hasPrefix("x-amz-") {
+                if lower.hasPrefix("x-amz-copy-source") || lower == "x-amz-acl" || lower.hasPrefix("x-amz-grant-") {
+                    throw PolicyDenial(
+                        .headerInQuery, rule: "hardening", "'\(name)' is refused as a query parameter; send it as a header")
+                }
+                hasSigV4 = true
+            }
+        }
+        if hasSigV2 || (hasExpires && !hasSigV4) {
+            throw PolicyDenial(
+                .legacyAuthentication, rule: "hardening",
+                "SigV2 query authentication (AWSAccessKeyId, Signature, Expires) is refused; presignd signs requests")
+        }
+    }
+
+    /// Refuses method-override headers. Returns whether the request sets an ACL (`x-amz-acl`, `x-amz-grant-*`),
+    /// which the engine allows only with `s3:PutObjectAcl`.
+    public static func checkHeaders(_ headers: HTTPHeaders) throws(PolicyDenial) -> (
+        setsACL: Bool, hasCopySource: Bool, hasCopySourceRange: Bool
+    ) {
+        var result = (setsACL: false, hasCopySource: false, hasCopySourceRange: false)
+        for (name, _) in headers where name.utf8.first.map(ASCII.lowercased) == UInt8(ascii: "x") {
+            let lower = ASCII.lowercased(name)
+            if methodOverrideHeaders.contains(lower) {
+                throw PolicyDenial(.methodOverride, rule: "hardening", "the \(name) header is refused")
+            }
+            if lower == "x-amz-acl" || lower.hasPrefix("x-amz-grant-") { result.setsACL = true }
+            if lower == "x-amz-copy-source" { result.hasCopySource = true }
+            if lower == "x-amz-copy-source-range" { result.hasCopySourceRange = true }
+        }
+        return result
+    }
+}

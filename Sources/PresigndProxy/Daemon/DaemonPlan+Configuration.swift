@@ -49,6 +49,9 @@ extension DaemonPlan {
                 isReadOnly: bucket.access == .readOnly)
             route.allowedMethods = Set(bucket.allowedMethods.map(ASCII.uppercased))
             route.allowedPrefixes = bucket.allowedPrefixes
+            route.policy.allowedActions = bucket.allowedActions
+            route.policy.deniedActions = bucket.deniedActions
+            route.principals = bucket.allow
             route.maxUploadSize = bucket.maxUploadSize
             route.plusInPathIsSpace = bucket.plusInPathIsSpace
             route.redirect = bucket.redirect

@@ -63,7 +63,9 @@ extension AdminServer {
     }
 
     /// Answers one presign API request whose body has been read.
-    func respondPresign(head: RequestHead, body: [UInt8], isLoopbackPeer: Bool) -> LocalResponse {
+    func respondPresign(head: RequestHead, body: [UInt8], isLoopbackPeer: Bool, principal: Principal)
+        -> LocalResponse
+    {
         let api = daemon.settings.adminAPI
         func error(
             _ status: Int, _ code: String, _ field: String, _ message: String,
@@ -120,7 +122,7 @@ extension AdminServer {
             return error(415, "UnsupportedMediaType", "content-type", "send Content-Type: application/json", cors)
         }
         let service = presign.service(for: daemon.settings)
-        let result = service.handle(body: body, date: AmzDate.now())
+        let result = service.handle(body: body, date: AmzDate.now(), principal: principal)
         if let link = result.link {
             presign.linksIssued[PresignAdminState.LinkKey(bucket: link.bucket, method: link.method), default: 0] += 1
             logger.info(

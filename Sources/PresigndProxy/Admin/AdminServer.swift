@@ -1,3 +1,4 @@
+import PresigndConfig
 import PresigndHTTP1
 import PresigndIO
 
@@ -39,7 +40,9 @@ final class AdminServer {
     private func accept(_ fd: Int32, peer: SocketAddress?) {
         // The stream closes the socket if it cannot be made.
         guard let stream = try? SocketStream(loop: loop, fd: fd, maxRead: AdminConnection.maxRead) else { return }
-        let connection = AdminConnection(stream: stream, server: self, isLoopbackPeer: peer?.isLoopback ?? true)
+        let connection = AdminConnection(
+            stream: stream, server: self, isLoopbackPeer: peer?.isLoopback ?? true,
+            principal: Principal(fd: fd, peer: peer))
         connections[ObjectIdentifier(connection)] = connection
     }
 
@@ -78,6 +81,8 @@ private final class AdminConnection: StreamDelegate {
     var decoder = RequestDecoder()
     var answered = false
     let isLoopbackPeer: Bool
+    /// Who is asking: the presign API judges links by the same principal model as the proxy (issue 19 §6).
+    let principal: Principal
     /// A presign API request whose body is being read (bounded by `AdminServer.maxBodyBytes`).
     var pendingHead: RequestHead?
     var body: [UInt8] = []
@@ -85,7 +90,8 @@ private final class AdminConnection: StreamDelegate {
     /// Admin requests are small: reads of 4-64 KiB.
     static let maxRead = 64 * 1024
 
-    init(stream: SocketStream, server: AdminServer, isLoopbackPeer: Bool) {
+    init(stream: SocketStream, server: AdminServer, isLoopbackPeer: Bool, principal: Principal) {
+        self.principal = principal
         self.stream = stream
         self.server = server
         self.isLoopbackPeer = isLoopbackPeer
@@ -157,7 +163,8 @@ private final class AdminConnection: StreamDelegate {
                 input.drain(consumed)
                 guard let head = pendingHead else { return }
                 write(
-                    server.respondPresign(head: head, body: body, isLoopbackPeer: isLoopbackPeer),
+                    server.respondPresign(
+                        head: head, body: body, isLoopbackPeer: isLoopbackPeer, principal: principal),
                     answering: head.method)
                 return
             }

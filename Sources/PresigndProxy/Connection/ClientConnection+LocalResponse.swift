@@ -31,6 +31,7 @@ extension ClientConnection {
                 exchange.responseStatus = status
                 exchange.responseBodyBytes = body.count
                 exchange.ops.errorCode = code
+                exchange.ops.principal = principalName
                 if let denial {
                     exchange.ops.operation = denial.operation
                     exchange.ops.policyRule = denial.rule
@@ -39,7 +40,7 @@ extension ClientConnection {
             } else {
                 worker.localResponseSent(
                     method: method, path: resource, status: status, bytesOut: body.count, client: peer,
-                    requestID: requestID, errorCode: code, denial: denial)
+                    requestID: requestID, errorCode: code, denial: denial, principal: principalName)
             }
         case .prepared(let response):
             let requestID = worker.nextRequestID()

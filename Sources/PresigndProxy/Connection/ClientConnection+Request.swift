@@ -101,7 +101,8 @@ extension ClientConnection {
             route: .stream, hasBody: hasBody, expectsContinue: decoder.expectsContinue, keepAlive: keepAlive,
             isHTTP10: isHTTP10)
         do {
-            let decision = try RequestRewriter.rewrite(head: head, framing: decoder.framing, settings: settings)
+            let decision = try RequestRewriter.rewrite(
+                head: head, framing: decoder.framing, settings: settings, principal: principal)
             switch consume decision {
             case .serviceRoot:
                 start.route = .local(serviceRoot(method: head.method))
@@ -140,6 +141,8 @@ extension ClientConnection {
             exchange.encodedHead = try signedHead(plan, date: worker.signingDate())
         }
         self.exchange = exchange
+        exchange.ops.operation = plan.verdict.operation.rawValue
+        exchange.ops.principal = principalName
         worker.exchangeStarted(exchange, client: peerHost)
         return spoolLimit == nil ? .stream : .spool
     }

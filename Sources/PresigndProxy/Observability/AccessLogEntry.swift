@@ -19,6 +19,8 @@ struct AccessLogEntry {
     var operation: String? = nil
     /// The policy rule that denied the request.
     var policyRule: String? = nil
+    /// Who asked, when known.
+    var principal: String? = nil
 
     /// logfmt/JSON metadata, in a fixed order; the policy's keys only when there is something to say.
     var metadata: [(String, String)] {
@@ -32,6 +34,7 @@ struct AccessLogEntry {
             ("upstream.reused", upstreamReused.map { $0 ? "true" : "false" } ?? "-"),
             ("error.code", errorCode ?? "-"),
         ]
+        if let principal { fields.append(("principal", principal)) }
         if let operation { fields.append(("s3.operation", operation)) }
         if let policyRule { fields.append(("policy.rule", policyRule)) }
         return fields

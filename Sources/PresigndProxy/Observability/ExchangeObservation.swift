@@ -21,6 +21,8 @@ struct ExchangeObservation {
     var errorCode: String?
     /// The S3 operation (`PutObject`) the policy classified, for the access log.
     var operation: String?
+    /// Who asked (`uid:1000`, `addr:10.0.0.1`), for the access log.
+    var principal: String?
     /// A policy denial's rule, for the access log (issue 19 §7).
     var policyRule: String?
 

@@ -24,13 +24,13 @@ extension Worker {
                 bytesOut: exchange.responseBodyBytes, durationMicros: duration, upstreamStatus: ops.upstreamStatus,
                 upstreamMicros: ops.upstreamLatencyMicros, upstreamReused: ops.upstreamReused,
                 errorCode: ops.errorCode ?? (completed ? nil : "aborted"), operation: ops.operation,
-                policyRule: ops.policyRule))
+                policyRule: ops.policyRule, principal: ops.principal))
     }
 
     /// A response presignd wrote itself with no exchange behind it (routing, policy, malformed requests).
     func localResponseSent(
         method: String, path: String, status: Int, bytesOut: Int, client: SocketAddress, requestID: String,
-        errorCode: String?, denial: (operation: String, rule: String)? = nil
+        errorCode: String?, denial: (operation: String, rule: String)? = nil, principal: String? = nil
     ) {
         metrics.requestEnded(
             bucket: "-", method: method, status: status, bytesIn: 0, bytesOut: bytesOut, durationMicros: 0,
@@ -39,7 +39,7 @@ extension Worker {
             AccessLogEntry(
                 requestID: requestID, client: client.host, bucket: nil, method: method, path: path, status: status,
                 bytesIn: 0, bytesOut: bytesOut, durationMicros: 0, errorCode: errorCode, operation: denial?.operation,
-                policyRule: denial?.rule))
+                policyRule: denial?.rule, principal: principal))
     }
 
     /// An exchange's signed head went to `connection` (pooled or new): timings, reuse and TLS counters.

@@ -12,8 +12,8 @@ enum CopySource {
     static func rewrite(
         _ value: String, settings: ProxySettings, upstreamIndex: Int, principal: Principal, operation: S3Operation
     ) -> Result<String, ProxyError> {
-        let denied = { (message: String) in
-            ProxyError.policyDenied(PolicyDenial(.copySource, rule: "copy source", message), operation: operation.rawValue)
+        let denied = { (message: String, rule: String) in
+            ProxyError.policyDenied(PolicyDenial(.copySource, rule: rule, message), operation: operation.rawValue)
         }
         var text = Substring(value)
         var version: Substring = ""
@@ -39,7 +39,8 @@ enum CopySource {
             routes.first { $0.mount.count > 1 && Array($0.mount.dropFirst()) == bucket }
             ?? routes.first { Array($0.name.utf8) == bucket }
         guard let route = match, route.upstreamIndex == upstreamIndex else {
-            return .failure(denied("the copy source bucket is not served by presignd on this upstream"))
+            return .failure(
+                denied("the copy source bucket is not served by presignd on this upstream", "copy source: bucket"))
         }
         do throws(PolicyDenial) {
             try RequestHardening.checkPath(key)
@@ -50,7 +51,7 @@ enum CopySource {
             try RequestRewriter.checkPrincipal(principal, route: route)
             try PolicyEngine.checkCopySource(key: key, isVersioned: !version.isEmpty, sourcePolicy: route.policy)
         } catch {
-            return .failure(denied(error.message + " (rule: \(error.rule))"))
+            return .failure(denied(error.message, "copy source: \(error.rule) of bucket '\(route.name)'"))
         }
         var versionPart = ""
         if !version.isEmpty {

@@ -54,7 +54,7 @@ struct PolicyExplanation: Equatable {
                 action = plan.verdict.action
                 rule = plan.verdict.rule
                 if let policy = plan.deleteKeysPolicy, let body {
-                    keys += try RequestRewriter.checkDeleteBody(body, policy: policy)
+                    _ = try RequestRewriter.checkDeleteBody(body, policy: policy)
                 }
             }
             isAllowed = true
@@ -67,6 +67,9 @@ struct PolicyExplanation: Equatable {
             } else {
                 rule = "request"
             }
+        }
+        if operation == S3Operation.deleteObjects.rawValue, let body, let deleted = try? DeleteObjectsBody.keys(body) {
+            keys += deleted
         }
     }
 
@@ -84,5 +87,32 @@ struct PolicyExplanation: Equatable {
         ]
         if let message { out.append("message:   \(message)") }
         return out
+    }
+}
+
+/// `presignd explain`'s entry point: the configuration mapped as the daemon maps it, then one request judged.
+public enum PolicyExplainer {
+    /// The printed lines and whether the request would be forwarded. `target` is a path (`/bucket/key?query`)
+    /// or an `http(s)://` URL whose authority becomes the `Host` header.
+    public static func explain(
+        configuration: Configuration, principal: Principal, method: String, target: String,
+        headers: [(String, String)], body: [UInt8]?
+    ) throws(StartupError) -> (lines: [String], isAllowed: Bool) {
+        let settings = try DaemonPlan(configuration: configuration).settings
+        var fields = HTTPHeaders()
+        var path = target
+        for scheme in ["http://", "https://"] where target.hasPrefix(scheme) {
+            let rest = target.dropFirst(scheme.count)
+            let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
+            fields.add(name: "Host", value: String(rest[..<slash]))
+            path = rest[slash...].hasPrefix("/") ? String(rest[slash...]) : "/" + rest[slash...]
+        }
+        if fields["host"] == nil && !headers.contains(where: { ASCII.equalsLowercase($0.0, "host") }) {
+            fields.add(name: "Host", value: "localhost")
+        }
+        for (name, value) in headers { fields.add(name: name, value: value) }
+        let head = RequestHead(method: method, target: path, headers: fields)
+        let explanation = PolicyExplanation(head: head, body: body, principal: principal, settings: settings)
+        return (explanation.lines, explanation.isAllowed)
     }
 }

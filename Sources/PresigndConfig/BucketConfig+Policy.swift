@@ -1,7 +1,8 @@
+import PresigndPolicy
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import PresigndPolicy
 
 /// Reading a bucket's `allowed_actions`, `denied_actions` and `allow` (issue 19).
 extension BucketConfig {

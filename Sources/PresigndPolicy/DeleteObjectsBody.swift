@@ -7,7 +7,9 @@ public enum DeleteObjectsBody {
     /// 1000 keys of S3's longest (1024 bytes), escaped, with their elements: more is not a DeleteObjects body.
     public static let maximumSize = 2 * 1024 * 1024
 
-    static let elements: Set<String> = ["Delete", "Object", "Key", "VersionId", "Quiet", "ETag", "LastModifiedTime", "Size"]
+    static let elements: Set<String> = [
+        "Delete", "Object", "Key", "VersionId", "Quiet", "ETag", "LastModifiedTime", "Size",
+    ]
 
     /// The decoded keys, in order.
     public static func keys(_ body: [UInt8]) throws(PolicyDenial) -> [String] {
@@ -90,7 +92,8 @@ public enum DeleteObjectsBody {
             case "apos": out.append(UInt8(ascii: "'"))
             default:
                 let isHex = entity.hasPrefix("#x")
-                guard entity.hasPrefix("#"), let value = UInt32(entity.dropFirst(isHex ? 2 : 1), radix: isHex ? 16 : 10),
+                guard entity.hasPrefix("#"),
+                    let value = UInt32(entity.dropFirst(isHex ? 2 : 1), radix: isHex ? 16 : 10),
                     let scalar = Unicode.Scalar(value)
                 else { throw malformed("unknown entity &\(entity);") }
                 out.append(contentsOf: Array(String(Character(scalar)).utf8))

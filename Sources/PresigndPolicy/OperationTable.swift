@@ -40,8 +40,12 @@ public enum OperationTable {
         .init("PUT", .object, nil, .putObject, "s3:PutObject"),
         .init("PUT", .object, nil, .copyObject, "s3:PutObject", copiesSource: true),
         .init("DELETE", .object, nil, .deleteObject, "s3:DeleteObject", versioned: "s3:DeleteObjectVersion"),
-        .init("GET", .object, "tagging", .getObjectTagging, "s3:GetObjectTagging", versioned: "s3:GetObjectVersionTagging"),
-        .init("PUT", .object, "tagging", .putObjectTagging, "s3:PutObjectTagging", versioned: "s3:PutObjectVersionTagging"),
+        .init(
+            "GET", .object, "tagging", .getObjectTagging, "s3:GetObjectTagging", versioned: "s3:GetObjectVersionTagging"
+        ),
+        .init(
+            "PUT", .object, "tagging", .putObjectTagging, "s3:PutObjectTagging", versioned: "s3:PutObjectVersionTagging"
+        ),
         .init(
             "DELETE", .object, "tagging", .deleteObjectTagging, "s3:DeleteObjectTagging",
             versioned: "s3:DeleteObjectVersionTagging"),
@@ -54,7 +58,9 @@ public enum OperationTable {
         .init("PUT", .object, "retention", .putObjectRetention, "s3:PutObjectRetention"),
         .init("GET", .object, "legal-hold", .getObjectLegalHold, "s3:GetObjectLegalHold"),
         .init("PUT", .object, "legal-hold", .putObjectLegalHold, "s3:PutObjectLegalHold"),
-        .init("GET", .object, "torrent", .getObjectTorrent, "s3:GetObjectTorrent", versioned: "s3:GetObjectVersionTorrent"),
+        .init(
+            "GET", .object, "torrent", .getObjectTorrent, "s3:GetObjectTorrent", versioned: "s3:GetObjectVersionTorrent"
+        ),
         .init("POST", .object, "restore", .restoreObject, "s3:RestoreObject"),
         .init("POST", .object, "select", .selectObjectContent, "s3:GetObject"),
         // Multipart: CreateMultipartUpload, UploadPart(Copy) and CompleteMultipartUpload authorize as s3:PutObject.

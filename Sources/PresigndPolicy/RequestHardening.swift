@@ -30,7 +30,8 @@ public enum RequestHardening {
             if lower.hasPrefix("x-amz-") {
                 if lower.hasPrefix("x-amz-copy-source") || lower == "x-amz-acl" || lower.hasPrefix("x-amz-grant-") {
                     throw PolicyDenial(
-                        .headerInQuery, rule: "hardening", "'\(name)' is refused as a query parameter; send it as a header")
+                        .headerInQuery, rule: "hardening",
+                        "'\(name)' is refused as a query parameter; send it as a header")
                 }
                 hasSigV4 = true
             }

@@ -41,7 +41,8 @@ enum ExplainCommand {
                     throw UsageError(message: "header '\(header)' is not 'Name: value'")
                 }
                 headers.append(
-                    (String(header[..<colon]), String(header[header.index(after: colon)...].drop(while: { $0 == " " }))))
+                    (String(header[..<colon]), String(header[header.index(after: colon)...].drop(while: { $0 == " " })))
+                )
             }
             var body: [UInt8]? = nil
             if let file = options.value("body") {

@@ -36,8 +36,11 @@ import Testing
                 "10:43: invalid action 'GetObject' in allowed_actions; expected an IAM action such as "
                     + "\"s3:PutBucketPolicy\" or a pattern such as \"s3:Get*\"",
                 "11:19: denied_actions entry 's3:Nothing*' names no S3 action presignd knows",
-            ] + [(10, "uid:alice"), (23, "gid:no-such-group-presignd"), (53, "cidr:10.0.0.0/33"), (73, "unix:some"),
-                (86, "user:1")].map { column, entry in
+            ]
+                + [
+                    (10, "uid:alice"), (23, "gid:no-such-group-presignd"), (53, "cidr:10.0.0.0/33"), (73, "unix:some"),
+                    (86, "user:1"),
+                ].map { column, entry in
                     "12:\(column): invalid allow entry '\(entry)'; expected uid:1000, gid:NAME or gid:100 (a group "
                         + "that exists), cidr:10.0.0.0/8, unix:any, tcp:any or token:NAME"
                 })

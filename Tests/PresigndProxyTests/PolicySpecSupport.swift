@@ -47,10 +47,13 @@ enum PolicySpecSettings {
                 name: name, usesTLS: true, host: "\(name).example", port: 443, hostHeader: "\(name).example",
                 region: "auto", credentials: Credentials(accessKeyID: "AKID", secretAccessKey: Secret("s")), tls: nil)
         }
-        func route(_ name: String, readOnly: Bool = false, upstream: Int = 0, _ change: (inout BucketRoute) -> Void = { _ in })
+        func route(
+            _ name: String, readOnly: Bool = false, upstream: Int = 0, _ change: (inout BucketRoute) -> Void = { _ in }
+        )
             -> BucketRoute
         {
-            var route = BucketRoute(name: name, upstreamIndex: upstream, mount: Array("/\(name)".utf8), isReadOnly: readOnly)
+            var route = BucketRoute(
+                name: name, upstreamIndex: upstream, mount: Array("/\(name)".utf8), isReadOnly: readOnly)
             change(&route)
             return route
         }

@@ -183,12 +183,15 @@ func copyFrom(_ source: String) -> [(String, String)] { [("x-amz-copy-source", s
         spec("POST /pfx/incoming/x?delete", "unknown", "403", body: deleteBody("secret/a")),
         spec("POST /pfx?delete", "DeleteObjects", "allow", body: deleteBody("incoming/a", "incoming/b")),
         spec("POST /pfx?delete", "DeleteObjects", "403", body: deleteBody("incoming/a", "secret/b")),
-        spec("POST /pfx?delete", "DeleteObjects", "400 InvalidURI", body: deleteBody("incoming/a", "incoming/../secret")),
+        spec(
+            "POST /pfx?delete", "DeleteObjects", "400 InvalidURI", body: deleteBody("incoming/a", "incoming/../secret")),
         spec("POST /rw?delete", "DeleteObjects", "400 InvalidURI", body: deleteBody("a/./b")),
         spec("POST /pfx?delete", "DeleteObjects", "allow", body: deleteBody("incoming/a&amp;b")),
         spec("POST /pfx?delete", "DeleteObjects", "403", body: deleteBody("&#x73;ecret/b")),
         spec("POST /pfx?delete", "DeleteObjects", "400 MalformedXML", body: "<Delete><!-- x --></Delete>"),
-        spec("POST /pfx?delete", "DeleteObjects", "400 MalformedXML", body: "<Delete><Object><s3:Key>a</s3:Key></Object></Delete>"),
+        spec(
+            "POST /pfx?delete", "DeleteObjects", "400 MalformedXML",
+            body: "<Delete><Object><s3:Key>a</s3:Key></Object></Delete>"),
         spec("POST /pfx?delete", "DeleteObjects", "400 MalformedXML", body: "<Delete><Key>incoming/a</Key></Delete>"),
         spec("POST /pfx?delete", "DeleteObjects", "400 MalformedXML", body: "not xml"),
         spec("PUT /pfx/incoming/a", "CopyObject", "allow", headers: copyFrom("/src/shared/x")),

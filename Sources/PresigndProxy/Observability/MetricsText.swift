@@ -43,7 +43,9 @@ enum MetricsText {
         }
         out += "# HELP presignd_denied_total Requests the access policy refused, by S3 operation and reason.\n"
         out += "# TYPE presignd_denied_total counter\n"
-        for (key, value) in total.policyDenials.sorted(by: { ($0.key.operation, $0.key.reason) < ($1.key.operation, $1.key.reason) }) {
+        for (key, value) in total.policyDenials.sorted(by: {
+            ($0.key.operation, $0.key.reason) < ($1.key.operation, $1.key.reason)
+        }) {
             out += "presignd_denied_total{operation=\(label(key.operation)),reason=\(label(key.reason))} \(value)\n"
         }
         out += header(

@@ -12,7 +12,9 @@ extension BucketConfig {
 
     /// Nil when `name` or the upstream is unusable. `upstreamNames` are every `[upstream.NAME]` written, even
     /// broken ones, so a mistake inside an upstream is not reported again by each of its buckets.
-    static func decode(_ reader: TableReader, upstreamNames: [String]) -> Located<BucketConfig>? {
+    static func decode(_ reader: TableReader, upstreamNames: [String], tokenNames: [String] = [])
+        -> Located<BucketConfig>?
+    {
         let diagnostics = reader.diagnostics
         defer { reader.reportUnknownKeys() }
         let name = reader.string("name")
@@ -77,7 +79,7 @@ extension BucketConfig {
         }
         bucket.allowedActions = actions("allowed_actions", reader)
         bucket.deniedActions = actions("denied_actions", reader)
-        bucket.allow = principals(reader)
+        bucket.allow = principals(reader, tokenNames: tokenNames)
         if let size = reader.size("max_upload_size", in: 1...(5 << 40)) { bucket.maxUploadSize = size }
         if let redirect = reader.boolean("redirect") { bucket.redirect = redirect }
         let expiries = ConfigDuration.seconds(1)...ConfigDuration.days(7)  // SigV4 presign: 1 s to 7 days

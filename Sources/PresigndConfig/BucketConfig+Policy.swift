@@ -31,7 +31,7 @@ extension BucketConfig {
 
     /// `allow` entries: `uid:N`, `gid:N` or `gid:NAME` (resolved now), `cidr:RANGE`, `unix:any`, `tcp:any`,
     /// `token:NAME`.
-    static func principals(_ reader: TableReader) -> [PrincipalPattern] {
+    static func principals(_ reader: TableReader, tokenNames: [String]) -> [PrincipalPattern] {
         var patterns: [PrincipalPattern] = []
         for text in reader.strings("allow") ?? [] {
             let parts = text.value.split(separator: ":", maxSplits: 1)
@@ -46,6 +46,12 @@ extension BucketConfig {
             case "tcp" where value == "any": pattern = .tcpAny
             case "token" where !value.isEmpty: pattern = .token(value)
             default: break
+            }
+            if case .token(let name) = pattern, !tokenNames.contains(name) {
+                reader.diagnostics.error(
+                    "allow entry '\(text.value)' names no [token.\(name)]"
+                        + Suggestion.hint(for: name, in: tokenNames), at: text.position)
+                continue
             }
             guard let pattern else {
                 reader.diagnostics.error(

@@ -27,9 +27,10 @@ public struct Principal: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// A bounded metric label: the kind of principal only, never the uid or address.
-    public var kindLabel: String {
-        if token != nil { return "token" }
+    /// A bounded metric label: `token:NAME` (names come from the configuration), else the kind of peer only,
+    /// never the uid or address.
+    public var metricLabel: String {
+        if let token { return "token:" + token }
         switch peer {
         case .unix: return "unix"
         case .tcp: return "tcp"

@@ -1,4 +1,5 @@
 import PresigndConfig
+import PresigndTestSupport
 import Testing
 
 @Suite struct BucketPolicyConfigTests {
@@ -9,14 +10,14 @@ import Testing
                 access = "read-write"
                 allowed_actions = ["s3:PutBucketPolicy", "s3:GetBucket*"]
                 denied_actions = ["s3:DeleteObject*"]
-                allow = ["uid:1000", "gid:0", "gid:root", "cidr:10.0.0.0/8", "unix:any", "tcp:any", "token:ci"]
+                allow = ["uid:1000", "gid:0", "gid:root", "cidr:10.0.0.0/8", "unix:any", "tcp:any"]
                 """
         let bucket = try #require(loaded(text)).buckets[0]
         #expect(bucket.allowedActions.map(\.text) == ["s3:PutBucketPolicy", "s3:GetBucket*"])
         #expect(bucket.deniedActions.map(\.text) == ["s3:DeleteObject*"])
         #expect(
             bucket.allow.map(\.description) == [
-                "uid:1000", "gid:0", "gid:0", "cidr:10.0.0.0/8", "unix:any", "tcp:any", "token:ci",
+                "uid:1000", "gid:0", "gid:0", "cidr:10.0.0.0/8", "unix:any", "tcp:any",
             ])
     }
 
@@ -44,5 +45,28 @@ import Testing
                     "12:\(column): invalid allow entry '\(entry)'; expected uid:1000, gid:NAME or gid:100 (a group "
                         + "that exists), cidr:10.0.0.0/8, unix:any, tcp:any or token:NAME"
                 })
+    }
+
+    @Test func readsTokensAndRefusesAllowEntriesNamingNone() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("ci-token", "0123456789abcdef0123\n")
+        let text =
+            minimalUpstream + """
+
+                allow = ["token:ci"]
+                [token.ci]
+                file = "\(path)"
+                """
+        let configuration = try #require(loaded(text))
+        #expect(configuration.tokens["ci"]?.exposedValue == "0123456789abcdef0123")
+        #expect(configuration.buckets[0].allow == [.token("ci")])
+        let broken =
+            minimalUpstream
+            + "\nallow = [\"token:cj\"]\n[token.ci]\nfile = \"\(path)\"\n[token.short]\nfile = \"\(path)x\""
+        #expect(
+            described(errors(broken)).map { $0.split(separator: ":", maxSplits: 2)[2] } == [
+                " allow entry 'token:cj' names no [token.cj]; did you mean 'ci'?",
+                " cannot read [token.short] file '\(path)x': No such file or directory",
+            ])
     }
 }

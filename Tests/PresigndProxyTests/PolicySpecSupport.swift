@@ -20,6 +20,7 @@ struct PolicySpecRow: CustomTestStringConvertible, Sendable {
 
     var testDescription: String { "\(method) \(target) as \(principal) → \(operation) \(decision)" }
 
+    static let ciToken = "ci-token-0123456789"
     static let user = Principal(peer: .unix(uid: 1000, gid: 1000, pid: 1))
     static let otherUser = Principal(peer: .unix(uid: 1001, gid: 50, pid: 2))
     static let lan = Principal(peer: .tcp(IPAddress("10.1.2.3")!))
@@ -40,7 +41,7 @@ func spec(
 enum PolicySpecSettings {
     /// Buckets for the spec: `rw`, `ro`, `pfx` (prefix incoming/), `admin` (named bucket actions), `meth`
     /// (allowed_methods), `acl` (s3:PutObjectAcl), `users` (uid 1000, gid 50), `net` (10.0.0.0/8), `src`
-    /// (read-only, shared/), `far` (another upstream).
+    /// (read-only, shared/), `far` (another upstream), `tok` (the bearer token `ci`).
     static let settings: ProxySettings = {
         func target(_ name: String) -> UpstreamTarget {
             UpstreamTarget(
@@ -72,8 +73,11 @@ enum PolicySpecSettings {
             route("net", readOnly: true) { $0.principals = [.cidr(CIDR("10.0.0.0/8")!)] },
             route("src", readOnly: true) { $0.allowedPrefixes = ["shared/"] },
             route("far", upstream: 1),
+            route("tok") { $0.principals = [.token("ci")] },
         ]
-        return ProxySettings(upstreams: [target("main"), target("far")], routes: routes, limits: ClientLimits())
+        return ProxySettings(
+            upstreams: [target("main"), target("far")], routes: routes, limits: ClientLimits(),
+            tokens: [("ci", Array(PolicySpecRow.ciToken.utf8)), ("other", Array("other-token-0123456789".utf8))])
     }()
 
     static func explain(_ row: PolicySpecRow) -> PolicyExplanation {

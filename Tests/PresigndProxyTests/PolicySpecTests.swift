@@ -249,6 +249,15 @@ func copyFrom(_ source: String) -> [(String, String)] { [("x-amz-copy-source", s
         spec("GET /net/k", "GetObject", "403"),
         spec("PUT /net/k", "PutObject", "403", body: "x", as: PolicySpecRow.lan),
         spec("GET /rw/k", "GetObject", "allow", as: PolicySpecRow.wan),
+        spec("GET /tok/k", "GetObject", "allow", headers: [("Authorization", "Bearer " + PolicySpecRow.ciToken)]),
+        spec(
+            "GET /tok/k", "GetObject", "allow", headers: [("authorization", "bearer " + PolicySpecRow.ciToken)],
+            as: PolicySpecRow.wan),
+        spec("GET /tok/k", "GetObject", "403"),
+        spec("GET /tok/k", "GetObject", "403", headers: [("Authorization", "Bearer other-token-0123456789")]),
+        spec("GET /tok/k", "unknown", "403", headers: [("Authorization", "Bearer not-a-token")]),
+        spec("GET /rw/k", "unknown", "403", headers: [("Authorization", "Bearer not-a-token")]),
+        spec("GET /rw/k", "GetObject", "allow", headers: [("Authorization", "AWS4-HMAC-SHA256 Credential=x")]),
     ]
 
     static let all =

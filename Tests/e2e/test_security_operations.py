@@ -29,6 +29,16 @@ from harness.s3xml import parse_error
 from conftest import BUCKET, require_presignd_binary
 
 NOBODY = 65534
+CI_TOKEN = "ci-" + "0123456789abcdef" * 2
+
+
+class TokenConfig(PresigndConfig):
+    """The harness's configuration plus one `[token.ci]` table (the harness renders no token tables)."""
+
+    token_file: str = ""
+
+    def render(self) -> str:
+        return super().render() + f'\n[token.ci]\nfile = "{self.token_file}"\n'
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +52,10 @@ def socket_dir():
 
 @pytest.fixture(scope="module")
 def ops_daemon(moto, nginx_front, test_ca, recorder, socket_dir, tmp_path_factory):
-    config = PresigndConfig(
+    directory = tmp_path_factory.mktemp("ops")
+    token_file = directory / "ci-token"
+    token_file.write_text(CI_TOKEN + "\n")
+    config = TokenConfig(
         upstreams=[
             Upstream(name="moto", endpoint=nginx_front.endpoint("good"), ca_file=test_ca.ca_file,
                      access_key_id=moto.access_key_id, secret_access_key=moto.secret_access_key),
@@ -55,12 +68,14 @@ def ops_daemon(moto, nginx_front, test_ca, recorder, socket_dir, tmp_path_factor
             Bucket("rec-rw", "rec"),
             Bucket("rec-meth", "rec", extra={"allowed_methods": ["GET", "HEAD", "PUT"]}),
             Bucket("rec-users", "rec", extra={"allow": ["uid:0"]}),
+            Bucket("rec-tok", "rec", extra={"allow": ["token:ci"]}),
         ],
         listen=["127.0.0.1:0", f"unix:{socket_dir}/proxy.sock"],
         admin_listen=f"unix:{socket_dir}/admin.sock",
         server_extra={"unix_socket_mode": "0666"},
     )
-    daemon = Presignd(require_presignd_binary(), config, str(tmp_path_factory.mktemp("ops"))).start()
+    config.token_file = str(token_file)
+    daemon = Presignd(require_presignd_binary(), config, str(directory)).start()
     yield daemon
     alive = daemon.is_running()
     daemon.stop() if alive else daemon.kill()
@@ -132,6 +147,21 @@ def test_denials_are_logged_with_operation_and_rule_and_counted(ops_daemon):
     assert "principal=addr:127.0.0.1" in line, line
     metrics = _curl_unix(f"{ops_daemon.config.admin_listen[5:]}", "http://localhost/metrics")
     assert 'presignd_denied_total{operation="PutBucketPolicy",reason="action"}' in metrics.stdout, metrics.stdout[-2000:]
+
+
+def test_a_bearer_token_names_the_principal(ops_daemon, recorder):
+    before = len(recorder.snapshot())
+    assert _send(ops_daemon, "GET", "/rec-tok/k").status == 403
+    assert _send(ops_daemon, "GET", "/rec-tok/k", headers={"Authorization": "Bearer wrong-token"}).status == 403
+    assert len(recorder.snapshot()) == before, "a request without the token reached the upstream"
+    response = _send(ops_daemon, "GET", "/rec-tok/k", headers={"Authorization": "Bearer " + CI_TOKEN})
+    assert response.status != 403 and len(recorder.snapshot()) == before + 1, response.body[:300]
+    sent = recorder.snapshot()[-1]
+    assert CI_TOKEN not in (sent.header("authorization") or ""), "the bearer token went upstream"
+    ops_daemon.wait_for_log(lambda l: "principal=token:ci" in l and "/rec-tok/k" in l)
+    assert CI_TOKEN not in ops_daemon.log_text()
+    metrics = _curl_unix(f"{ops_daemon.config.admin_listen[5:]}", "http://localhost/metrics")
+    assert 'presignd_principal_requests_total{principal="token:ci"}' in metrics.stdout
 
 
 def test_allowed_delete_objects_keeps_its_content_md5_and_deletes(ops_daemon, recorder):

@@ -31,7 +31,6 @@ extension ClientConnection {
                 exchange.responseStatus = status
                 exchange.responseBodyBytes = body.count
                 exchange.ops.errorCode = code
-                exchange.ops.principal = principalName
                 if let denial {
                     exchange.ops.operation = denial.operation
                     exchange.ops.policyRule = denial.rule
@@ -40,7 +39,8 @@ extension ClientConnection {
             } else {
                 worker.localResponseSent(
                     method: method, path: resource, status: status, bytesOut: body.count, client: peer,
-                    requestID: requestID, errorCode: code, denial: denial, principal: principalName)
+                    requestID: requestID, errorCode: code, denial: denial, principal: principalName,
+                    principalLabel: principalLabel)
             }
         case .prepared(let response):
             let requestID = worker.nextRequestID()

@@ -142,7 +142,13 @@ extension ClientConnection {
         }
         self.exchange = exchange
         exchange.ops.operation = plan.verdict.operation.rawValue
-        exchange.ops.principal = principalName
+        if let token = plan.verdict.token {
+            exchange.ops.principal = "token:" + token
+            exchange.ops.principalLabel = "token:" + token
+        } else {
+            exchange.ops.principal = principalName
+            exchange.ops.principalLabel = principalLabel
+        }
         worker.exchangeStarted(exchange, client: peerHost)
         return spoolLimit == nil ? .stream : .spool
     }

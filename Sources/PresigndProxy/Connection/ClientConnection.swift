@@ -32,6 +32,8 @@ final class ClientConnection: StreamDelegate {
     lazy var peerHost: String = peer.host
     /// The principal as the access log shows it, formatted once per connection.
     lazy var principalName: String = principal.description
+    /// The principal's bounded metric label (`unix`, `tcp`), once per connection.
+    lazy var principalLabel: String = principal.metricLabel
     /// Continues `settle` on the next loop iteration when one event moved enough.
     lazy var continuation = try? LoopTimer(loop: worker.loop) { [unowned self] in self.settle() }
     static let maxSettleRounds = 16

@@ -82,7 +82,10 @@ extension DaemonPlan {
                 allowedClients: server.allowedClients, spoolDirectory: server.spoolDirectory,
                 maxSpoolSize: server.maxSpoolSize,
                 adminAPI: AdminAPISettings(
-                    tokenFile: server.adminTokenFile, corsAllowedOrigins: server.corsAllowedOrigins)),
+                    tokenFile: server.adminTokenFile, corsAllowedOrigins: server.corsAllowedOrigins),
+                tokens: configuration.tokens.sorted { $0.key < $1.key }.map {
+                    ($0.key, Array($0.value.exposedValue.utf8))
+                }),
             listen: server.listen.map(Self.spec), adminListen: server.adminListen.map(Self.spec),
             workers: server.workers, shutdownTimeoutMilliseconds: server.shutdownTimeout.milliseconds,
             unixSocketMode: server.unixSocketMode, summary: summary)

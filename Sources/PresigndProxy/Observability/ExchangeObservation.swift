@@ -23,6 +23,8 @@ struct ExchangeObservation {
     var operation: String?
     /// Who asked (`uid:1000`, `addr:10.0.0.1`), for the access log.
     var principal: String?
+    /// The principal's bounded metric label.
+    var principalLabel = "unknown"
     /// A policy denial's rule, for the access log (issue 19 §7).
     var policyRule: String?
 

@@ -72,6 +72,8 @@ final class WorkerMetrics: Sendable {
         var denials: [String: Int] = [:]
         /// Policy denials by operation and reason (issue 19 §7): both labels come from closed sets.
         var policyDenials: [PolicyDenialKey: Int] = [:]
+        /// Requests by principal label (`unix`, `tcp`, `unknown`, `token:NAME`): bounded by the configuration.
+        var principals: [String: Int] = [:]
 
         // Presigned links (issue 7): 307 redirects served, by bucket.
         var redirects: [String: Int] = [:]
@@ -165,6 +167,10 @@ final class WorkerMetrics: Sendable {
     /// `PolicyDenial.Reason`: bounded labels.
     func policyDenied(operation: String, reason: String) {
         counters.withLock { $0.policyDenials[PolicyDenialKey(operation: operation, reason: reason), default: 0] += 1 }
+    }
+
+    func principalRequest(_ label: String) {
+        counters.withLock { $0.principals[label, default: 0] += 1 }
     }
 
     struct PolicyDenialKey: Hashable, Sendable {

@@ -9,6 +9,8 @@ struct PolicyVerdict: Equatable {
     var action: String
     /// The rule that allowed it (`access = "read-write"`, `allowed_actions "s3:PutBucketPolicy"`).
     var rule: String
+    /// The `[token.NAME]` the request presented, if any.
+    var token: String? = nil
 }
 
 /// The policy step of the rewrite (issue 19): hardening, the operation, the principal, the engine.
@@ -31,10 +33,28 @@ extension RequestRewriter {
                 method: head.method, operation: classified, key: key,
                 listPrefixes: query.filter { $0.name == "prefix" }.map(\.value), setsACL: headers.setsACL)
             let rule = try PolicyEngine.decide(request, policy: route.policy)
-            return PolicyVerdict(operation: classified.operation, action: classified.action, rule: rule)
+            return PolicyVerdict(
+                operation: classified.operation, action: classified.action, rule: rule, token: principal.token)
         } catch {
             throw .policyDenied(error, operation: operation?.operation.rawValue ?? "unknown")
         }
+    }
+
+    /// The connection's principal, named by a `[token.NAME]` when the request presents its bearer token. A
+    /// bearer token presignd does not know is refused rather than ignored. (SigV4 `Authorization` headers are not
+    /// bearer tokens: they are stripped as before.)
+    static func identify(_ principal: Principal, head: RequestHead, settings: ProxySettings) throws(ProxyError)
+        -> Principal
+    {
+        guard let presented = BearerToken.parse(head.headers["authorization"]) else { return principal }
+        guard let name = settings.tokenName(presented: presented) else {
+            throw .policyDenied(
+                PolicyDenial(.principal, rule: "token", "the bearer token is not one of presignd's [token.NAME]"),
+                operation: "unknown")
+        }
+        var named = principal
+        named.token = name
+        return named
     }
 
     /// `allow`: a bucket with a list is only for the principals it names.

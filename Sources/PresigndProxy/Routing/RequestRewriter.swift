@@ -91,6 +91,7 @@ enum RequestRewriter {
         if query.contains(where: { PresignParameters.isPresignParameter(name: $0.name) }) {
             query.removeAll { PresignParameters.isPresignParameter(name: $0.name) }
         }
+        let principal = try identify(principal, head: head, settings: settings)
         let verdict = try authorize(head: head, route: route, key: key, query: query, principal: principal)
         if let maxUpload = route.maxUploadSize, case .contentLength(let length) = framing, length > maxUpload {
             throw .entityTooLarge

@@ -12,6 +12,7 @@ extension Worker {
         recycleSignedHeadBuffer(&exchange.encodedHead)
         let ops = exchange.ops
         let duration = max(0, nowMicroseconds() - ops.startedAtMicros)
+        metrics.principalRequest(ops.principalLabel)
         metrics.requestEnded(
             bucket: exchange.bucket, method: exchange.method, status: exchange.responseStatus,
             bytesIn: exchange.requestBodyBytes, bytesOut: exchange.responseBodyBytes, durationMicros: duration,
@@ -30,8 +31,10 @@ extension Worker {
     /// A response presignd wrote itself with no exchange behind it (routing, policy, malformed requests).
     func localResponseSent(
         method: String, path: String, status: Int, bytesOut: Int, client: SocketAddress, requestID: String,
-        errorCode: String?, denial: (operation: String, rule: String)? = nil, principal: String? = nil
+        errorCode: String?, denial: (operation: String, rule: String)? = nil, principal: String? = nil,
+        principalLabel: String = "unknown"
     ) {
+        metrics.principalRequest(principalLabel)
         metrics.requestEnded(
             bucket: "-", method: method, status: status, bytesIn: 0, bytesOut: bytesOut, durationMicros: 0,
             wasInFlight: false)

@@ -69,4 +69,14 @@ import Testing
                 " cannot read [token.short] file '\(path)x': No such file or directory",
             ])
     }
+
+    @Test func warnsWhenUnixOnlyProxyHasATokenlessPresignAPIOnTCP() throws {
+        let unixOnly =
+            "[server]\nlisten = [\"unix:/run/p.sock\"]\nadmin_listen = \"127.0.0.1:9180\"\n" + minimalUpstream
+        let warnings = try #require(loaded(unixOnly)).warnings.map(\.message)
+        #expect(warnings.contains { $0.hasPrefix("the proxy listens on unix sockets only") })
+        let unixAdmin =
+            "[server]\nlisten = [\"unix:/run/p.sock\"]\nadmin_listen = \"unix:/run/a.sock\"\n" + minimalUpstream
+        #expect(try #require(loaded(unixAdmin)).warnings.allSatisfy { !$0.message.contains("presign API") })
+    }
 }

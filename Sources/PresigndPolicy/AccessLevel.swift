@@ -19,6 +19,11 @@ public enum AccessLevel: String, Sendable, Hashable, CaseIterable {
         "s3:DeleteObjectVersionTagging",
     ]
 
+    /// The rule as `presignd explain` and the log name it, made once (the engine returns it per request).
+    public var rule: String { self == .readOnly ? Self.readOnlyRule : Self.readWriteRule }
+    static let readOnlyRule = "access = \"read-only\""
+    static let readWriteRule = "access = \"read-write\""
+
     /// Whether the level grants `action`.
     public func grants(_ action: String) -> Bool {
         Self.readActions.contains(action) || (self == .readWrite && Self.writeActions.contains(action))

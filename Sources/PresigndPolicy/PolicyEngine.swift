@@ -72,12 +72,12 @@ public enum PolicyEngine {
                 .deniedAction, rule: "denied_actions \"\(pattern)\"",
                 "\(action) (\(operation.rawValue)) is in denied_actions of bucket '\(policy.bucket)'")
         }
-        if policy.access.grants(action) { return "access = \"\(policy.access.rawValue)\"" }
+        if policy.access.grants(action) { return policy.access.rule }
         if let pattern = policy.allowedActions.first(where: { $0.matches(action) }) {
             return "allowed_actions \"\(pattern)\""
         }
         throw PolicyDenial(
-            .action, rule: "access = \"\(policy.access.rawValue)\"",
+            .action, rule: policy.access.rule,
             "\(action) (\(operation.rawValue)) is not allowed on bucket '\(policy.bucket)' (access = "
                 + "\"\(policy.access.rawValue)\"; name it in allowed_actions to grant it)")
     }

@@ -50,13 +50,17 @@ public enum RequestHardening {
     ) {
         var result = (setsACL: false, hasCopySource: false, hasCopySourceRange: false)
         for (name, _) in headers where name.utf8.first.map(ASCII.lowercased) == UInt8(ascii: "x") {
-            let lower = ASCII.lowercased(name)
-            if methodOverrideHeaders.contains(lower) {
+            // Compared in place: most requests carry several long x-amz-* names, and a lower-cased copy of each
+            // would allocate.
+            let bytes = name.utf8
+            if methodOverrideHeaders.contains(where: { ASCII.equalsIgnoringCase(name, $0) }) {
                 throw PolicyDenial(.methodOverride, rule: "hardening", "the \(name) header is refused")
             }
-            if lower == "x-amz-acl" || lower.hasPrefix("x-amz-grant-") { result.setsACL = true }
-            if lower == "x-amz-copy-source" { result.hasCopySource = true }
-            if lower == "x-amz-copy-source-range" { result.hasCopySourceRange = true }
+            if ASCII.equalsLowercase(bytes, "x-amz-acl") || ASCII.equalsLowercase(bytes.prefix(12), "x-amz-grant-") {
+                result.setsACL = true
+            }
+            if ASCII.equalsLowercase(bytes, "x-amz-copy-source") { result.hasCopySource = true }
+            if ASCII.equalsLowercase(bytes, "x-amz-copy-source-range") { result.hasCopySourceRange = true }
         }
         return result
     }

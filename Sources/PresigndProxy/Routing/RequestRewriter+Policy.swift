@@ -75,6 +75,22 @@ extension RequestRewriter {
         }
     }
 
+    /// DeleteObjects: the body is read whole before anything goes upstream (spooled, bounded), and the policy
+    /// its keys are checked against once it is. The same bytes are sent, so Content-MD5 and checksums stay valid.
+    static func planDeleteBody(
+        _ verdict: PolicyVerdict, route: BucketRoute, framing: BodyFraming, body: inout BodyPlan
+    ) throws(ProxyError) -> BucketPolicy? {
+        guard verdict.operation == .deleteObjects else { return nil }
+        guard framing != .none else {
+            throw .policyDenied(DeleteObjectsBody.malformed("no body"), operation: verdict.operation.rawValue)
+        }
+        if case .contentLength(let length) = framing {
+            guard length <= DeleteObjectsBody.maximumSize else { throw .entityTooLarge }
+            if body == .stream { body = .spool(unwrapsAWSChunked: false, decodedLength: nil) }
+        }
+        return route.policy
+    }
+
     /// A DeleteObjects body, read whole: every key it names must be inside the bucket's prefixes.
     static func checkDeleteBody(_ body: [UInt8], policy: BucketPolicy) throws(ProxyError) -> [String] {
         do throws(PolicyDenial) {

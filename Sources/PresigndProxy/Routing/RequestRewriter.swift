@@ -141,17 +141,7 @@ enum RequestRewriter {
         case .success(let plan): body = plan
         }
         if case .spool(true, _) = body { payload = .unsigned }
-        let deleteKeysPolicy = verdict.operation == .deleteObjects ? route.policy : nil
-        if deleteKeysPolicy != nil {
-            // Read whole before anything goes upstream; the same bytes are sent, so Content-MD5 stays valid.
-            guard framing != .none else {
-                throw .policyDenied(DeleteObjectsBody.malformed("no body"), operation: "DeleteObjects")
-            }
-            if case .contentLength(let length) = framing {
-                guard length <= DeleteObjectsBody.maximumSize else { throw .entityTooLarge }
-                if body == .stream { body = .spool(unwrapsAWSChunked: false, decodedLength: nil) }
-            }
-        }
+        let deleteKeysPolicy = try planDeleteBody(verdict, route: route, framing: framing, body: &body)
         if case .contentLength(let length) = framing, body == .stream {
             headers.append(("Content-Length", String(length)))
         }

@@ -63,7 +63,8 @@ let package = Package(
         .testTarget(name: "PresigndSigV4Tests", dependencies: ["PresigndSigV4", "PresigndTestSupport"]),
         .testTarget(
             name: "PresigndHTTP1Tests", dependencies: ["PresigndHTTP1", "PresigndFuzzDrivers", "PresigndTestSupport"]),
-        .testTarget(name: "PresigndPolicyTests", dependencies: ["PresigndPolicy", "PresigndHTTP1"]),
+        .testTarget(
+            name: "PresigndPolicyTests", dependencies: ["PresigndPolicy", "PresigndHTTP1", "PresigndTestSupport"]),
         .testTarget(name: "PresigndConfigTests", dependencies: ["PresigndConfig", "PresigndTestSupport"]),
         .testTarget(name: "PresigndIOTests", dependencies: ["PresigndIO", "COpenSSL", "PresigndTestSupport"]),
         // Runs a listener at the file-descriptor ceiling in a process of its own (PresigndIOTests.ListenerTests).

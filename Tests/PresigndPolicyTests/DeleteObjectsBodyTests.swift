@@ -1,4 +1,6 @@
+import Foundation
 import PresigndPolicy
+import PresigndTestSupport
 import Testing
 
 @Suite struct DeleteObjectsBodyTests {
@@ -40,5 +42,36 @@ import Testing
         #expect(Self.keys("<Delete>" + objects + "</Delete>") == nil)
         let thousand = (0..<1000).map { "<Object><Key>k\($0)</Key></Object>" }.joined()
         #expect(Self.keys("<Delete>" + thousand + "</Delete>")?.count == 1000)
+    }
+
+    /// Untrusted input: mutated bodies never trap, and whatever parses reads the same once written back.
+    @Test func mutatedBodiesParseOrAreRefusedAndRoundTrip() {
+        let seed =
+            Array(
+                "<?xml version=\"1.0\"?><Delete><Object><Key>incoming/a&amp;b</Key><VersionId>1</VersionId></Object>"
+                    .utf8) + Array("<Object><Key>&#x73;x</Key></Object><Quiet>true</Quiet></Delete>".utf8)
+        let alphabet = Array("<>/&;#x!?\"=Key Object Delete".utf8)
+        var random = SplitMix(seed: 19)
+        var parsed = 0
+        for _ in 0..<5000 {
+            var body = seed
+            for _ in 0...Int.random(in: 0..<4, using: &random) {
+                let index = Int.random(in: 0..<body.count, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: body[index] = alphabet.randomElement(using: &random)!
+                case 1: body.remove(at: index)
+                default: body.insert(alphabet.randomElement(using: &random)!, at: index)
+                }
+            }
+            guard let keys = try? DeleteObjectsBody.keys(body) else { continue }
+            parsed += 1
+            let escaped = keys.map {
+                $0.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            }
+            #expect(
+                Self.keys("<Delete>" + escaped.map { "<Object><Key>\($0)</Key></Object>" }.joined() + "</Delete>")
+                    == keys)
+        }
+        #expect(parsed > 0, "no mutation parsed: the seed is not a valid body")
     }
 }

@@ -37,13 +37,17 @@ public enum PolicyEngine {
             }
         }
         if request.setsACL {
-            // Canned ACLs and grants make objects public: only with the ACL action named.
+            // Canned ACLs and grants can make data public: only with the ACL action named. On CreateBucket and
+            // PutBucketAcl they set the bucket's ACL, elsewhere the object's.
+            let isBucketACL =
+                request.operation.operation == .createBucket || request.operation.operation == .putBucketAcl
+            let aclAction = isBucketACL ? "s3:PutBucketAcl" : "s3:PutObjectAcl"
             do {
-                _ = try permit("s3:PutObjectAcl", operation: .putObjectAcl, policy: policy)
+                _ = try permit(aclAction, operation: isBucketACL ? .putBucketAcl : .putObjectAcl, policy: policy)
             } catch {
                 throw PolicyDenial(
                     .aclHeader, rule: error.rule,
-                    "x-amz-acl and x-amz-grant-* headers need s3:PutObjectAcl on bucket '\(policy.bucket)'")
+                    "x-amz-acl and x-amz-grant-* headers need \(aclAction) on bucket '\(policy.bucket)'")
             }
         }
         guard !policy.allowedPrefixes.isEmpty else { return rule }

@@ -161,6 +161,8 @@ func copyFrom(_ source: String) -> [(String, String)] { [("x-amz-copy-source", s
         spec("PUT /rw/k", "CopyObject", "403", headers: copyFrom("/rw/a") + [("X-Amz-Acl", "public-read")]),
         spec("PUT /acl/k", "PutObject", "allow", headers: [("x-amz-acl", "public-read")], body: "x"),
         spec("POST /rw/k?uploads", "CreateMultipartUpload", "403", headers: [("x-amz-acl", "public-read")]),
+        spec("PUT /acl?acl", "PutBucketAcl", "403", headers: [("x-amz-acl", "public-read")]),
+        spec("PUT /admin/k", "PutObject", "403", headers: [("x-amz-grant-full-control", "id=x")], body: "x"),
     ]
 
     /// `allowed_prefixes`: path keys, DeleteObjects bodies, copy sources, listings.

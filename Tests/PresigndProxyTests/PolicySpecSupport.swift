@@ -41,7 +41,7 @@ func spec(
 enum PolicySpecSettings {
     /// Buckets for the spec: `rw`, `ro`, `pfx` (prefix incoming/), `admin` (named bucket actions), `meth`
     /// (allowed_methods), `acl` (s3:PutObjectAcl), `users` (uid 1000, gid 50), `net` (10.0.0.0/8), `src`
-    /// (read-only, shared/), `far` (another upstream), `tok` (the bearer token `ci`).
+    /// (read-only, shared/), `far` (another upstream), `tok` (the bearer token `ci`), `redir` (redirect mode, read-only, pub/).
     static let settings: ProxySettings = {
         func target(_ name: String) -> UpstreamTarget {
             UpstreamTarget(
@@ -74,6 +74,10 @@ enum PolicySpecSettings {
             route("src", readOnly: true) { $0.allowedPrefixes = ["shared/"] },
             route("far", upstream: 1),
             route("tok") { $0.principals = [.token("ci")] },
+            route("redir", readOnly: true) {
+                $0.redirect = true
+                $0.allowedPrefixes = ["pub/"]
+            },
         ]
         return ProxySettings(
             upstreams: [target("main"), target("far")], routes: routes, limits: ClientLimits(),

@@ -262,9 +262,19 @@ func copyFrom(_ source: String) -> [(String, String)] { [("x-amz-copy-source", s
         spec("GET /rw/k", "GetObject", "allow", headers: [("Authorization", "AWS4-HMAC-SHA256 Credential=x")]),
     ]
 
+    /// Redirect mode asks the same engine before it presigns anything.
+    static let redirectRows: [PolicySpecRow] = [
+        spec("GET /redir/pub/a", "GetObject", "allow"),
+        spec("HEAD /redir/pub/a?versionId=2", "HeadObject", "allow"),
+        spec("GET /redir/secret/a", "GetObject", "403"),
+        spec("GET /redir/pub/a?acl", "GetObjectAcl", "403"),
+        spec("DELETE /redir/pub/a", "DeleteObject", "403"),
+        spec("GET /redir/pub/a/../../secret", "unknown", "400 InvalidURI"),
+    ]
+
     static let all =
         objectRows + multipartRows + bucketRows + configurationRows + actionRows + prefixRows + hardeningRows
-        + principalRows
+        + principalRows + redirectRows
 
     @Test(arguments: all)
     func decidesAsSpecified(_ row: PolicySpecRow) {
@@ -273,6 +283,11 @@ func copyFrom(_ source: String) -> [(String, String)] { [("x-amz-copy-source", s
         let decision = got.isAllowed ? "allow" : got.status == 403 ? "403" : "\(got.status) \(got.code ?? "")"
         #expect(decision == row.decision, "\(got.lines.joined(separator: "\n"))")
         if !got.isAllowed && got.status == 403 { #expect(got.code == "AccessDenied") }
+    }
+
+    @Test func redirectModeRedirectsOnlyWhatTheEngineAllows() {
+        #expect(PolicySpecSettings.explain(spec("GET /redir/pub/a", "GetObject", "allow")).rule == "redirect")
+        #expect(PolicySpecSettings.explain(spec("GET /redir/secret/a", "GetObject", "403")).rule == "allowed_prefixes")
     }
 
     @Test func specHasAtLeast150RowsAndCoversEveryOperation() {

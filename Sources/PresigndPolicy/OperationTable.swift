@@ -145,6 +145,11 @@ public enum OperationTable {
         "max-parts", "part-number-marker", "select-type",
     ]
 
-    /// Every IAM action some operation needs: what `allowed_actions` / `denied_actions` patterns match against.
+    /// Actions no operation is named after but requests can need (AWS: "permission-only"): the Object Lock
+    /// bypass header's.
+    public static let permissionOnlyActions: Set<String> = ["s3:BypassGovernanceRetention"]
+
+    /// Every IAM action some request needs: what `allowed_actions` / `denied_actions` patterns match against.
     public static let actions: Set<String> = Set(rows.map(\.action) + rows.compactMap(\.versionedAction))
+        .union(permissionOnlyActions)
 }

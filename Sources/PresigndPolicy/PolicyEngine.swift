@@ -8,11 +8,14 @@ public struct PolicyRequest: Sendable {
     public var listPrefixes: [String]
     /// `x-amz-acl` or an `x-amz-grant-*` header is present.
     public var setsACL: Bool
+    /// Actions the request's Object Lock headers need besides the operation's own.
+    public var lockActions: [String]
 
     public init(
         method: String, operation: ClassifiedOperation, key: ArraySlice<UInt8> = [], listPrefixes: [String] = [],
-        setsACL: Bool = false
+        setsACL: Bool = false, lockActions: [String] = []
     ) {
+        self.lockActions = lockActions
         self.method = method
         self.operation = operation
         self.key = key
@@ -48,6 +51,16 @@ public enum PolicyEngine {
                 throw PolicyDenial(
                     .aclHeader, rule: error.rule,
                     "x-amz-acl and x-amz-grant-* headers need \(aclAction) on bucket '\(policy.bucket)'")
+            }
+        }
+        for action in request.lockActions {
+            // Retention and legal holds outlive the request: granted only by naming them, like the operations.
+            do {
+                _ = try permit(action, operation: request.operation.operation, policy: policy)
+            } catch {
+                throw PolicyDenial(
+                    .lockHeader, rule: error.rule,
+                    "Object Lock headers need \(action) on bucket '\(policy.bucket)'")
             }
         }
         guard !policy.allowedPrefixes.isEmpty else { return rule }

@@ -43,12 +43,21 @@ public enum RequestHardening {
         }
     }
 
-    /// Refuses method-override headers. Returns whether the request sets an ACL (`x-amz-acl`, `x-amz-grant-*`),
-    /// which the engine allows only with `s3:PutObjectAcl`.
-    public static func checkHeaders(_ headers: HTTPHeaders) throws(PolicyDenial) -> (
-        setsACL: Bool, hasCopySource: Bool, hasCopySourceRange: Bool
-    ) {
-        var result = (setsACL: false, hasCopySource: false, hasCopySourceRange: false)
+    /// What the headers say that changes what a request does or needs.
+    public struct HeaderFacts: Sendable, Equatable {
+        /// `x-amz-acl` or an `x-amz-grant-*` header.
+        public var setsACL = false
+        public var hasCopySource = false
+        public var hasCopySourceRange = false
+        /// Object Lock headers and the actions they need: `x-amz-object-lock-mode` and
+        /// `-retain-until-date` s3:PutObjectRetention, `x-amz-object-lock-legal-hold` s3:PutObjectLegalHold,
+        /// `x-amz-bypass-governance-retention` s3:BypassGovernanceRetention.
+        public var lockActions: [String] = []
+    }
+
+    /// Refuses method-override headers; reports the headers that change meaning or need more actions.
+    public static func checkHeaders(_ headers: HTTPHeaders) throws(PolicyDenial) -> HeaderFacts {
+        var facts = HeaderFacts()
         for (name, _) in headers where name.utf8.first.map(ASCII.lowercased) == UInt8(ascii: "x") {
             // Compared in place: most requests carry several long x-amz-* names, and a lower-cased copy of each
             // would allocate.
@@ -57,11 +66,21 @@ public enum RequestHardening {
                 throw PolicyDenial(.methodOverride, rule: "hardening", "the \(name) header is refused")
             }
             if ASCII.equalsLowercase(bytes, "x-amz-acl") || ASCII.equalsLowercase(bytes.prefix(12), "x-amz-grant-") {
-                result.setsACL = true
+                facts.setsACL = true
+            } else if ASCII.equalsLowercase(bytes, "x-amz-copy-source") {
+                facts.hasCopySource = true
+            } else if ASCII.equalsLowercase(bytes, "x-amz-copy-source-range") {
+                facts.hasCopySourceRange = true
+            } else if ASCII.equalsLowercase(bytes, "x-amz-object-lock-mode")
+                || ASCII.equalsLowercase(bytes, "x-amz-object-lock-retain-until-date")
+            {
+                facts.lockActions.append("s3:PutObjectRetention")
+            } else if ASCII.equalsLowercase(bytes, "x-amz-object-lock-legal-hold") {
+                facts.lockActions.append("s3:PutObjectLegalHold")
+            } else if ASCII.equalsLowercase(bytes, "x-amz-bypass-governance-retention") {
+                facts.lockActions.append("s3:BypassGovernanceRetention")
             }
-            if ASCII.equalsLowercase(bytes, "x-amz-copy-source") { result.hasCopySource = true }
-            if ASCII.equalsLowercase(bytes, "x-amz-copy-source-range") { result.hasCopySourceRange = true }
         }
-        return result
+        return facts
     }
 }

@@ -41,7 +41,8 @@ func spec(
 enum PolicySpecSettings {
     /// Buckets for the spec: `rw`, `ro`, `pfx` (prefix incoming/), `admin` (named bucket actions), `meth`
     /// (allowed_methods), `acl` (s3:PutObjectAcl), `users` (uid 1000, gid 50), `net` (10.0.0.0/8), `src`
-    /// (read-only, shared/), `far` (another upstream), `tok` (the bearer token `ci`), `redir` (redirect mode, read-only, pub/).
+    /// (read-only, shared/), `far` (another upstream), `tok` (the bearer token `ci`), `redir` (redirect mode, read-only, pub/),
+    /// `lock` (Object Lock retention and bypass named).
     static let settings: ProxySettings = {
         func target(_ name: String) -> UpstreamTarget {
             UpstreamTarget(
@@ -74,6 +75,10 @@ enum PolicySpecSettings {
             route("src", readOnly: true) { $0.allowedPrefixes = ["shared/"] },
             route("far", upstream: 1),
             route("tok") { $0.principals = [.token("ci")] },
+            route("lock") {
+                $0.policy.allowedActions = ["s3:PutObjectRetention", "s3:BypassGovernanceRetention"]
+                    .compactMap(ActionPattern.init)
+            },
             route("redir", readOnly: true) {
                 $0.redirect = true
                 $0.allowedPrefixes = ["pub/"]

@@ -162,6 +162,13 @@ func copyFrom(_ source: String) -> [(String, String)] { [("x-amz-copy-source", s
         spec("PUT /acl/k", "PutObject", "allow", headers: [("x-amz-acl", "public-read")], body: "x"),
         spec("POST /rw/k?uploads", "CreateMultipartUpload", "403", headers: [("x-amz-acl", "public-read")]),
         spec("PUT /acl?acl", "PutBucketAcl", "403", headers: [("x-amz-acl", "public-read")]),
+        spec(
+            "PUT /rw/k", "PutObject", "403", headers: [("x-amz-object-lock-mode", "COMPLIANCE")], body: "x"),
+        spec("PUT /rw/k", "PutObject", "403", headers: [("X-Amz-Object-Lock-Legal-Hold", "ON")], body: "x"),
+        spec("DELETE /rw/k", "DeleteObject", "403", headers: [("x-amz-bypass-governance-retention", "true")]),
+        spec("PUT /lock/k", "PutObject", "allow", headers: [("x-amz-object-lock-mode", "GOVERNANCE")], body: "x"),
+        spec("DELETE /lock/k", "DeleteObject", "allow", headers: [("x-amz-bypass-governance-retention", "true")]),
+        spec("PUT /lock/k?retention", "PutObjectRetention", "allow", body: "x"),
         spec("PUT /admin/k", "PutObject", "403", headers: [("x-amz-grant-full-control", "id=x")], body: "x"),
     ]
 

@@ -31,7 +31,8 @@ extension RequestRewriter {
             // Every `prefix` a listing names must pass, not just the first (a repeated key is forwarded).
             let request = PolicyRequest(
                 method: head.method, operation: classified, key: key,
-                listPrefixes: query.filter { $0.name == "prefix" }.map(\.value), setsACL: headers.setsACL)
+                listPrefixes: query.filter { $0.name == "prefix" }.map(\.value), setsACL: headers.setsACL,
+                lockActions: headers.lockActions)
             let rule = try PolicyEngine.decide(request, policy: route.policy)
             return PolicyVerdict(
                 operation: classified.operation, action: classified.action, rule: rule, token: principal.token)

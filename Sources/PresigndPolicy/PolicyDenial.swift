@@ -12,7 +12,7 @@ public struct PolicyDenial: Error, Equatable, Sendable {
         case copySource = "copy_source"
         case principal = "principal"
         case aclHeader = "acl_header"
-        case lockHeader = "lock_header"
+        case headerAction = "header_action"
         case dotSegment = "dot_segment"
         case methodOverride = "method_override"
         case legacyAuthentication = "sigv2_query"

@@ -8,14 +8,14 @@ public struct PolicyRequest: Sendable {
     public var listPrefixes: [String]
     /// `x-amz-acl` or an `x-amz-grant-*` header is present.
     public var setsACL: Bool
-    /// Actions the request's Object Lock headers need besides the operation's own.
-    public var lockActions: [String]
+    /// Actions the request's headers need besides the operation's own (`RequestHardening.HeaderFacts`).
+    public var headerActions: [String]
 
     public init(
         method: String, operation: ClassifiedOperation, key: ArraySlice<UInt8> = [], listPrefixes: [String] = [],
-        setsACL: Bool = false, lockActions: [String] = []
+        setsACL: Bool = false, headerActions: [String] = []
     ) {
-        self.lockActions = lockActions
+        self.headerActions = headerActions
         self.method = method
         self.operation = operation
         self.key = key
@@ -53,14 +53,14 @@ public enum PolicyEngine {
                     "x-amz-acl and x-amz-grant-* headers need \(aclAction) on bucket '\(policy.bucket)'")
             }
         }
-        for action in request.lockActions {
-            // Retention and legal holds outlive the request: granted only by naming them, like the operations.
+        for action in request.headerActions {
+            // A header that tags, retains or holds the object needs the action the operation of that name would.
             do {
                 _ = try permit(action, operation: request.operation.operation, policy: policy)
             } catch {
                 throw PolicyDenial(
-                    .lockHeader, rule: error.rule,
-                    "Object Lock headers need \(action) on bucket '\(policy.bucket)'")
+                    .headerAction, rule: error.rule,
+                    "the request's headers need \(action) on bucket '\(policy.bucket)'")
             }
         }
         guard !policy.allowedPrefixes.isEmpty else { return rule }

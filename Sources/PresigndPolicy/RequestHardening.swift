@@ -49,10 +49,10 @@ public enum RequestHardening {
         public var setsACL = false
         public var hasCopySource = false
         public var hasCopySourceRange = false
-        /// Object Lock headers and the actions they need: `x-amz-object-lock-mode` and
-        /// `-retain-until-date` s3:PutObjectRetention, `x-amz-object-lock-legal-hold` s3:PutObjectLegalHold,
-        /// `x-amz-bypass-governance-retention` s3:BypassGovernanceRetention.
-        public var lockActions: [String] = []
+        /// Actions headers need besides the operation's own: `x-amz-tagging` s3:PutObjectTagging, Object Lock's
+        /// `x-amz-object-lock-mode` and `-retain-until-date` s3:PutObjectRetention, `x-amz-object-lock-legal-hold`
+        /// s3:PutObjectLegalHold, `x-amz-bypass-governance-retention` s3:BypassGovernanceRetention.
+        public var headerActions: [String] = []
     }
 
     /// Refuses method-override headers; reports the headers that change meaning or need more actions.
@@ -74,11 +74,13 @@ public enum RequestHardening {
             } else if ASCII.equalsLowercase(bytes, "x-amz-object-lock-mode")
                 || ASCII.equalsLowercase(bytes, "x-amz-object-lock-retain-until-date")
             {
-                facts.lockActions.append("s3:PutObjectRetention")
+                facts.headerActions.append("s3:PutObjectRetention")
             } else if ASCII.equalsLowercase(bytes, "x-amz-object-lock-legal-hold") {
-                facts.lockActions.append("s3:PutObjectLegalHold")
+                facts.headerActions.append("s3:PutObjectLegalHold")
+            } else if ASCII.equalsLowercase(bytes, "x-amz-tagging") {
+                facts.headerActions.append("s3:PutObjectTagging")
             } else if ASCII.equalsLowercase(bytes, "x-amz-bypass-governance-retention") {
-                facts.lockActions.append("s3:BypassGovernanceRetention")
+                facts.headerActions.append("s3:BypassGovernanceRetention")
             }
         }
         return facts

@@ -66,7 +66,7 @@ enum PolicySpecSettings {
             route("admin") {
                 $0.policy.allowedActions = ["s3:PutBucketPolicy", "s3:GetBucket*", "s3:PutLifecycleConfiguration"]
                     .compactMap(ActionPattern.init)
-                $0.policy.deniedActions = ["s3:DeleteObject*"].compactMap(ActionPattern.init)
+                $0.policy.deniedActions = ["s3:DeleteObject*", "s3:PutObjectTagging"].compactMap(ActionPattern.init)
             },
             route("meth") { $0.allowedMethods = ["GET", "HEAD", "PUT"] },
             route("acl") { $0.policy.allowedActions = [ActionPattern("s3:PutObjectAcl")!] },

@@ -32,7 +32,7 @@ extension RequestRewriter {
             let request = PolicyRequest(
                 method: head.method, operation: classified, key: key,
                 listPrefixes: query.filter { $0.name == "prefix" }.map(\.value), setsACL: headers.setsACL,
-                lockActions: headers.lockActions)
+                headerActions: headers.headerActions)
             let rule = try PolicyEngine.decide(request, policy: route.policy)
             return PolicyVerdict(
                 operation: classified.operation, action: classified.action, rule: rule, token: principal.token)

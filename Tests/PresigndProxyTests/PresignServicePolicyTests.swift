@@ -39,6 +39,12 @@ import Testing
         #expect(failure("net", "k", as: PolicySpecRow.wan)?.field == "principal")
     }
 
+    @Test func refusesDotSegmentsInTheKey() {
+        let dots = failure("rw", "a/../b", as: PolicySpecRow.user)
+        #expect(dots?.status == 400 && dots?.field == "key")
+        #expect(failure("rw", "a/..b", as: PolicySpecRow.user) == nil)
+    }
+
     @Test func bindsTheKeyToThePrefixes() {
         #expect(failure("pfx", "incoming/a", method: "PUT", as: PolicySpecRow.user) == nil)
         #expect(failure("pfx", "secret/a", method: "PUT", as: PolicySpecRow.user)?.field == "key")

@@ -32,6 +32,7 @@ extension PresignService {
         }
         // The same engine as proxied requests (issue 19 §6): a DELETE link needs s3:DeleteObject.
         do throws(PolicyDenial) {
+            try RequestHardening.checkPath(request.key.utf8)
             try RequestRewriter.checkPrincipal(principal, route: route)
             let operation = try OperationClassifier.classify(
                 method: method, hasKey: true, queryNames: request.versionID == nil ? [] : ["versionId"])
@@ -39,6 +40,7 @@ extension PresignService {
                 PolicyRequest(method: method, operation: operation, key: Array(request.key.utf8)[...]),
                 policy: route.policy)
         } catch {
+            if error.isMalformed { return .failure(.invalid("key", error.message)) }
             let field = error.reason == .prefix ? "key" : error.reason == .principal ? "principal" : "method"
             return .failure(.denied(field, error.message + " (rule: \(error.rule))"))
         }

@@ -16,6 +16,8 @@ public struct PeerCredentials: Sendable, Hashable {
         let size = socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size)
         var length = size
         guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0, length == size else { return nil }
+        // Linux answers for sockets without credentials (TCP) with pid 0 and uid/gid -1 rather than an error.
+        guard credentials.uid != UInt32.max, credentials.gid != UInt32.max else { return nil }
         pid = credentials.pid
         uid = credentials.uid
         gid = credentials.gid

@@ -26,21 +26,24 @@ let package = Package(
         // Pure cores.
         .target(name: "PresigndHTTP1"),
         .target(name: "PresigndSigV4", dependencies: ["PresigndHTTP1", "PresigndOpenSSL", "COpenSSL"]),
-        .target(name: "PresigndConfig", dependencies: ["PresigndHTTP1", "PresigndSigV4"]),
+        // The access policy (issue 19): operation classifier, action sets, the engine. Pure.
+        .target(name: "PresigndPolicy", dependencies: ["PresigndHTTP1"]),
+        .target(name: "PresigndConfig", dependencies: ["PresigndHTTP1", "PresigndSigV4", "PresigndPolicy"]),
 
         // I/O edge. PresigndIO is the only module that imports CLibevent (DESIGN §3).
         .target(name: "PresigndIO", dependencies: ["CLibevent", "COpenSSL", "PresigndOpenSSL"]),
         .target(
             name: "PresigndProxy",
             dependencies: [
-                "PresigndSigV4", "PresigndHTTP1", "PresigndConfig", "PresigndIO", "PresigndOpenSSL", "COpenSSL",
+                "PresigndSigV4", "PresigndHTTP1", "PresigndConfig", "PresigndPolicy", "PresigndIO", "PresigndOpenSSL",
+                "COpenSSL",
             ]
         ),
 
         // Command line.
         .executableTarget(
             name: "presignd",
-            dependencies: ["PresigndProxy", "PresigndSigV4", "PresigndConfig", "PresigndHTTP1"]
+            dependencies: ["PresigndProxy", "PresigndSigV4", "PresigndConfig", "PresigndHTTP1", "PresigndPolicy"]
         ),
         .executableTarget(
             name: "presignd-bench",
@@ -60,6 +63,8 @@ let package = Package(
         .testTarget(name: "PresigndSigV4Tests", dependencies: ["PresigndSigV4", "PresigndTestSupport"]),
         .testTarget(
             name: "PresigndHTTP1Tests", dependencies: ["PresigndHTTP1", "PresigndFuzzDrivers", "PresigndTestSupport"]),
+        .testTarget(
+            name: "PresigndPolicyTests", dependencies: ["PresigndPolicy", "PresigndHTTP1", "PresigndTestSupport"]),
         .testTarget(name: "PresigndConfigTests", dependencies: ["PresigndConfig", "PresigndTestSupport"]),
         .testTarget(name: "PresigndIOTests", dependencies: ["PresigndIO", "COpenSSL", "PresigndTestSupport"]),
         // Runs a listener at the file-descriptor ceiling in a process of its own (PresigndIOTests.ListenerTests).

@@ -1,17 +1,20 @@
 import PresigndHTTP1
+import PresigndPolicy
 
 /// Reading one `[[bucket]]`: name, upstream reference, mount and policy.
 extension BucketConfig {
     static let keys = [
         "name", "upstream", "mount", "access", "allowed_prefixes", "allowed_methods", "max_upload_size", "redirect",
-        "redirect_expires", "max_presign_expiry", "plus_in_path_is_space",
+        "redirect_expires", "max_presign_expiry", "plus_in_path_is_space", "allowed_actions", "denied_actions", "allow",
     ]
 
     static let methods = ["GET", "HEAD", "PUT", "POST", "DELETE"]
 
     /// Nil when `name` or the upstream is unusable. `upstreamNames` are every `[upstream.NAME]` written, even
     /// broken ones, so a mistake inside an upstream is not reported again by each of its buckets.
-    static func decode(_ reader: TableReader, upstreamNames: [String]) -> Located<BucketConfig>? {
+    static func decode(_ reader: TableReader, upstreamNames: [String], tokenNames: [String] = [])
+        -> Located<BucketConfig>?
+    {
         let diagnostics = reader.diagnostics
         defer { reader.reportUnknownKeys() }
         let name = reader.string("name")
@@ -74,6 +77,9 @@ extension BucketConfig {
                 bucket.allowedMethods.append(upper)
             }
         }
+        bucket.allowedActions = actions("allowed_actions", reader)
+        bucket.deniedActions = actions("denied_actions", reader)
+        bucket.allow = principals(reader, tokenNames: tokenNames)
         if let size = reader.size("max_upload_size", in: 1...(5 << 40)) { bucket.maxUploadSize = size }
         if let redirect = reader.boolean("redirect") { bucket.redirect = redirect }
         let expiries = ConfigDuration.seconds(1)...ConfigDuration.days(7)  // SigV4 presign: 1 s to 7 days

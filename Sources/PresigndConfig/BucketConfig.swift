@@ -1,3 +1,5 @@
+import PresigndPolicy
+
 /// One `[[bucket]]`: an upstream bucket exposed under a path prefix, with its access policy.
 ///
 /// Routing: a request goes to the bucket whose `mount` is the longest matching path-segment prefix. A bucket
@@ -21,8 +23,16 @@ public struct BucketConfig: Sendable, Hashable {
     public var access: Access = .readOnly
     /// `allowed_prefixes`: object key prefixes requests may touch; empty (default) allows every key.
     public var allowedPrefixes: [String] = []
-    /// `allowed_methods`: upper-case HTTP methods; empty (default) allows every method `access` permits.
+    /// `allowed_methods`: upper-case HTTP methods; empty (default) allows every method `access` permits. Kept as
+    /// an alias over operations: an operation passes when its method is listed (DeleteObjects counts as DELETE).
     public var allowedMethods: [String] = []
+    /// `allowed_actions`: IAM actions granted beyond `access` (`s3:PutBucketPolicy`, `s3:Get*`); default none.
+    public var allowedActions: [ActionPattern] = []
+    /// `denied_actions`: IAM actions refused even when granted; default none.
+    public var deniedActions: [ActionPattern] = []
+    /// `allow`: who may use the bucket (`uid:1000`, `gid:media`, `cidr:10.0.0.0/8`, `unix:any`, `tcp:any`,
+    /// `token:NAME`); empty (default) means whoever can connect.
+    public var allow: [PrincipalPattern] = []
     /// `max_upload_size`: largest request body accepted; nil (default) leaves the limit to the upstream.
     public var maxUploadSize: Int? = nil
     /// `redirect`: answer GET/HEAD with a 307 to a presigned upstream URL instead of proxying. Default false.

@@ -26,7 +26,8 @@ public enum ConfigLoader {
         let (root, parseErrors) = TOMLParser.parse(text, file: path)
         diagnostics.append(parseErrors)
         let reader = TableReader(
-            table: root, context: "the top level", knownKeys: ["server", "upstream", "bucket"], diagnostics: diagnostics
+            table: root, context: "the top level", knownKeys: ["server", "upstream", "bucket", "token"],
+            diagnostics: diagnostics
         )
         reader.reportUnknownKeys()
 
@@ -49,15 +50,20 @@ public enum ConfigLoader {
                 name: name, reader: upstreamReader, environment: environment, configPath: path)
         }
 
-        let buckets = decodeBuckets(reader, upstreamNames: upstreamTable?.keys ?? [])
+        let tokens = decodeTokens(reader, configPath: path)
+        let buckets = decodeBuckets(reader, upstreamNames: upstreamTable?.keys ?? [], tokenNames: Array(tokens.keys))
         guard diagnostics.errors.isEmpty else { return .failure(ConfigErrors(errors: diagnostics.errors)) }
         let warnings = diagnostics.warnings.sorted { $0.position < $1.position }
-        return .success(
-            Configuration(server: server, upstreams: upstreams, buckets: buckets, sourcePath: path, warnings: warnings))
+        var configuration = Configuration(
+            server: server, upstreams: upstreams, buckets: buckets, sourcePath: path, warnings: warnings)
+        configuration.tokens = tokens
+        return .success(configuration)
     }
 
     /// Every `[[bucket]]`, then the checks across buckets: unique names and mounts.
-    private static func decodeBuckets(_ reader: TableReader, upstreamNames: [String]) -> [BucketConfig] {
+    private static func decodeBuckets(_ reader: TableReader, upstreamNames: [String], tokenNames: [String])
+        -> [BucketConfig]
+    {
         let diagnostics = reader.diagnostics
         guard let value = reader.value("bucket") else {
             if !reader.contains("bucket") {
@@ -73,7 +79,8 @@ public enum ConfigLoader {
         var buckets: [Located<BucketConfig>] = []
         for table in tables {
             let bucketReader = reader.reader(for: table, context: "[[bucket]]", knownKeys: BucketConfig.keys)
-            guard let bucket = BucketConfig.decode(bucketReader, upstreamNames: upstreamNames) else { continue }
+            guard let bucket = BucketConfig.decode(bucketReader, upstreamNames: upstreamNames, tokenNames: tokenNames)
+            else { continue }
             if let other = buckets.first(where: { $0.value.name == bucket.value.name }) {
                 diagnostics.error(
                     "bucket '\(bucket.value.name)' is already defined at line \(other.position.line)",

@@ -1,3 +1,5 @@
+import PresigndSigV4
+
 /// A loaded, validated presignd configuration: immutable and `Sendable`, shared by every worker thread.
 public struct Configuration: Sendable, Hashable {
     /// `[server]`.
@@ -6,6 +8,8 @@ public struct Configuration: Sendable, Hashable {
     public var upstreams: [String: UpstreamConfig]
     /// `[[bucket]]` tables in file order.
     public var buckets: [BucketConfig]
+    /// `[token.NAME]`: bearer tokens that name a principal (`allow = ["token:NAME"]`), read from their files.
+    public var tokens: [String: Secret] = [:]
     /// The file the configuration came from.
     public var sourcePath: String
     /// Things worth logging that do not stop the load (TLS verification off, `http://` endpoints, remote

@@ -66,6 +66,16 @@ extension ServerConfig {
             }
             server.adminTokenFile = path
         }
+        if server.adminTokenFile == nil, case .tcp? = server.adminListen,
+            !server.listen.isEmpty, server.listen.allSatisfy({ if case .unix = $0 { true } else { false } })
+        {
+            // Issue 19 §6: a unix socket's mode and its buckets' allow lists keep local users apart; a tokenless
+            // presign API on TCP lets any local user mint links for every bucket without allow lists.
+            diagnostics.warning(
+                "the proxy listens on unix sockets only, but the presign API on admin_listen is reachable over TCP "
+                    + "without admin_token_file; set admin_token_file, or admin_listen = \"unix:/PATH\"",
+                at: reader.keyPosition("admin_listen"))
+        }
         for origin in reader.strings("cors_allowed_origins") ?? [] {
             if origin.value == "*" || (try? Endpoint.parse(origin.value).get()) != nil && !origin.value.hasSuffix("/") {
                 server.corsAllowedOrigins.append(origin.value)

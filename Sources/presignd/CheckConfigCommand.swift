@@ -60,8 +60,18 @@ enum CheckConfigCommand {
                     + "region \(upstream.region), credentials from \(upstream.credentials.source)")
         }
         for bucket in configuration.buckets {
-            lines.append(
-                "bucket \(bucket.name): mount \(bucket.mount), upstream \(bucket.upstream), \(bucket.access.rawValue)")
+            var line =
+                "bucket \(bucket.name): mount \(bucket.mount), upstream \(bucket.upstream), \(bucket.access.rawValue)"
+            // The policy beyond `access`, so `check-config` shows what a bucket grants (issue 19).
+            if !bucket.allowedActions.isEmpty {
+                line += ", plus " + bucket.allowedActions.map(\.text).joined(separator: " ")
+            }
+            if !bucket.deniedActions.isEmpty {
+                line += ", minus " + bucket.deniedActions.map(\.text).joined(separator: " ")
+            }
+            if !bucket.allowedPrefixes.isEmpty { line += ", prefixes " + bucket.allowedPrefixes.joined(separator: " ") }
+            if !bucket.allow.isEmpty { line += ", allow " + bucket.allow.map(\.description).joined(separator: " ") }
+            lines.append(line)
         }
         return lines.map { "  " + $0 }.joined(separator: "\n")
     }

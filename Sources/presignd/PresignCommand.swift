@@ -1,6 +1,11 @@
+import PresigndConfig
 import PresigndHTTP1
 import PresigndProxy
 import PresigndSigV4
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `presignd presign`: mints a presigned URL (SIGV4-S3-RULES §7). With `--config` it applies the same bucket
 /// policy as the presign API (`PresignService`).
@@ -127,7 +132,9 @@ enum PresignCommand {
             if let value = options.value(name) { request.responseOverrides.append((name, value)) }
         }
         let service = try PresignService(configuration: configuration)
-        return try service.presign(request, date: date).get()
+        // The command line runs as a local user: judged as that user would be on a unix socket.
+        let principal = Principal(peer: .unix(uid: getuid(), gid: getgid(), pid: getpid()))
+        return try service.presign(request, date: date, principal: principal).get()
     }
 
     /// Bucket, literal key, the URL's own query and (for `--url`) its host, for `--config`.

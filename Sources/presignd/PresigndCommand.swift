@@ -12,6 +12,7 @@ enum PresigndCommand {
           check-config   validate a configuration, like nginx -t
           sign           print every SigV4 stage for a request (signature doctor)
           presign        mint a presigned URL
+          explain        show how the access policy judges a request (operation, keys, decision, rule)
           healthcheck    probe the admin listener (for Docker HEALTHCHECK)
           version        print the version
           help           print this help
@@ -35,6 +36,7 @@ enum PresigndCommand {
         case "check-config": return CheckConfigCommand.main(arguments)
         case "sign": return SignCommand.main(arguments)
         case "presign": return PresignCommand.main(arguments)
+        case "explain": return ExplainCommand.main(arguments)
         case "healthcheck": return HealthcheckCommand.main(arguments)
         case "version":
             Console.out("presignd \(version)")

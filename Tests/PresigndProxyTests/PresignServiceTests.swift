@@ -172,19 +172,19 @@ import Testing
 
 @Suite struct PresignAdminTests {
     @Test func bearerTokenParsing() {
-        #expect(AdminServer.bearerToken("Bearer abc") == "abc")
-        #expect(AdminServer.bearerToken("bearer  abc ") == "abc")
-        #expect(AdminServer.bearerToken("Basic abc") == nil)
-        #expect(AdminServer.bearerToken("Bearer ") == nil)
-        #expect(AdminServer.bearerToken(nil) == nil)
+        #expect(BearerToken.parse("Bearer abc") == "abc")
+        #expect(BearerToken.parse("bearer  abc ") == "abc")
+        #expect(BearerToken.parse("Basic abc") == nil)
+        #expect(BearerToken.parse("Bearer ") == nil)
+        #expect(BearerToken.parse(nil) == nil)
     }
 
     @Test func constantTimeComparison() {
-        #expect(AdminServer.constantTimeEquals(Array("secret".utf8), Array("secret".utf8)))
-        #expect(!AdminServer.constantTimeEquals(Array("secreT".utf8), Array("secret".utf8)))
-        #expect(!AdminServer.constantTimeEquals(Array("secret1".utf8), Array("secret".utf8)))
-        #expect(!AdminServer.constantTimeEquals(Array("secre".utf8), Array("secret".utf8)))
-        #expect(!AdminServer.constantTimeEquals([], []))
+        #expect(BearerToken.constantTimeEquals(Array("secret".utf8), Array("secret".utf8)))
+        #expect(!BearerToken.constantTimeEquals(Array("secreT".utf8), Array("secret".utf8)))
+        #expect(!BearerToken.constantTimeEquals(Array("secret1".utf8), Array("secret".utf8)))
+        #expect(!BearerToken.constantTimeEquals(Array("secre".utf8), Array("secret".utf8)))
+        #expect(!BearerToken.constantTimeEquals([], []))
     }
 
     /// Bug b (issue 18): the length check kept only the low byte of `presented.count ^ expected.count`, so a
@@ -196,9 +196,9 @@ import Testing
         let paddedWithText = token + [UInt8](repeating: UInt8(ascii: "x"), count: extra)
         let long = [UInt8](repeating: UInt8(ascii: "t"), count: extra + 3)
         let accepted = [
-            AdminServer.constantTimeEquals(paddedWithZeros, token),
-            AdminServer.constantTimeEquals(paddedWithText, token),
-            AdminServer.constantTimeEquals(Array(long.prefix(3)), long),
+            BearerToken.constantTimeEquals(paddedWithZeros, token),
+            BearerToken.constantTimeEquals(paddedWithText, token),
+            BearerToken.constantTimeEquals(Array(long.prefix(3)), long),
         ]
         #expect(accepted == [false, false, false])
     }

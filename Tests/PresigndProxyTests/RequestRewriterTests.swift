@@ -1,4 +1,5 @@
 import PresigndHTTP1
+import PresigndPolicy
 import PresigndSigV4
 import Testing
 
@@ -141,7 +142,10 @@ import Testing
 
     @Test func answersUnknownBucketsAndPolicyDenials() {
         #expect(Self.error(Self.head("GET", "/other/a")) == .noSuchBucket("other"))
-        guard case .accessDenied = Self.error(Self.head("PUT", "/photos/a"), settings: Self.settings(readOnly: true))
+        guard
+            case .policyDenied(let denial, "PutObject") = Self.error(
+                Self.head("PUT", "/photos/a"), settings: Self.settings(readOnly: true)),
+            denial.reason == .action
         else {
             Issue.record("a write to a read-only bucket must be denied")
             return

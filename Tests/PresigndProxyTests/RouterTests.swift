@@ -47,21 +47,4 @@ import Testing
         }
         #expect(other == 1)
     }
-
-    @Test func readOnlyRefusesWrites() {
-        let route = Self.route("photos", mount: "/photos", readOnly: true)
-        #expect(AccessPolicy.denial(route: route, method: "GET", key: Array("a".utf8), listPrefix: nil) == nil)
-        #expect(AccessPolicy.denial(route: route, method: "PUT", key: Array("a".utf8), listPrefix: nil) != nil)
-        #expect(AccessPolicy.denial(route: route, method: "DELETE", key: Array("a".utf8), listPrefix: nil) != nil)
-        #expect(AccessPolicy.denial(route: route, method: "POST", key: [], listPrefix: nil) != nil)
-    }
-
-    @Test func prefixesBindKeysAndListings() {
-        var route = Self.route("photos", mount: "/photos")
-        route.allowedPrefixes = ["public/"]
-        #expect(AccessPolicy.denial(route: route, method: "GET", key: Array("public/a".utf8), listPrefix: nil) == nil)
-        #expect(AccessPolicy.denial(route: route, method: "GET", key: Array("private/a".utf8), listPrefix: nil) != nil)
-        #expect(AccessPolicy.denial(route: route, method: "GET", key: [], listPrefix: "public/x") == nil)
-        #expect(AccessPolicy.denial(route: route, method: "GET", key: [], listPrefix: nil) != nil)
-    }
 }

@@ -173,8 +173,9 @@ AWKWARD_KEYS = [
     "slashes//double//slash",
     "slashes/trailing/",
     "slashes/trailing-double//",
-    "dots/./and/../dots",
 ]
+# "dots/./and/../dots" was here until issue 19: '.' and '..' segments are now refused (400 InvalidURI), since
+# not every S3-compatible server keeps them literal; test_security_operations.py covers the refusal.
 
 
 @pytest.mark.parametrize("name", AWKWARD_KEYS + ["long/" + "k" * 995], ids=lambda n: n[:40])

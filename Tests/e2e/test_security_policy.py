@@ -66,7 +66,8 @@ DENIED = [
     ("put outside prefixes", "PUT", "/pol-prefix/secret/k", 403),
     ("list outside prefixes", "GET", "/pol-prefix?list-type=2&prefix=secret/", 403),
     ("list without prefix", "GET", "/pol-prefix?list-type=2", 403),
-    ("bucket-level delete with prefixes", "POST", "/pol-prefix?delete", 403),
+    # Issue 19: a DeleteObjects body is read; one key outside the prefixes denies the whole batch.
+    ("bucket-level delete with a key outside", "POST", "/pol-prefix?delete", 403),
     ("method not allowed", "DELETE", "/pol-methods/k", 403),
     ("post not allowed", "POST", "/pol-methods/k?uploads", 403),
 ]
@@ -75,7 +76,10 @@ DENIED = [
 @pytest.mark.parametrize("name,method,target,status", DENIED, ids=[d[0] for d in DENIED])
 def test_policy_denial_is_s3_xml_and_never_forwarded(pol_daemon, recorder, name, method, target, status):
     before = len(recorder.snapshot())
-    response = _send(pol_daemon, method, target, body=b"x" if method in ("PUT", "POST") else b"")
+    body = b"x" if method in ("PUT", "POST") else b""
+    if target.endswith("?delete"):
+        body = b"<Delete><Object><Key>public/a</Key></Object><Object><Key>secret/b</Key></Object></Delete>"
+    response = _send(pol_daemon, method, target, body=body)
     assert response.status == status, (name, response.status, response.body[:300])
     assert parse_error(response.body).code == "AccessDenied"
     assert len(recorder.snapshot()) == before, f"{name}: a denied request reached the upstream"

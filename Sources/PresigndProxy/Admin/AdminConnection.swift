@@ -10,6 +10,8 @@ final class AdminConnection: StreamDelegate {
     var decoder = RequestDecoder()
     var answered = false
     let isLoopbackPeer: Bool
+    /// Who is asking: the presign API judges links by the same principal model as the proxy (issue 19 §6).
+    let principal: Principal
     /// A presign API request whose body is being read (bounded by `maxBodyBytes`).
     var pendingHead: RequestHead?
     var body: [UInt8] = []
@@ -22,7 +24,11 @@ final class AdminConnection: StreamDelegate {
     private var deadline: LoopTimer?
     private var isFinished = false
 
-    init(stream: SocketStream, server: AdminServer, isLoopbackPeer: Bool, loop: EventLoop, limits: ClientLimits) {
+    init(
+        stream: SocketStream, server: AdminServer, isLoopbackPeer: Bool, loop: EventLoop, limits: ClientLimits,
+        principal: Principal
+    ) {
+        self.principal = principal
         self.stream = stream
         self.server = server
         self.isLoopbackPeer = isLoopbackPeer
@@ -109,7 +115,8 @@ final class AdminConnection: StreamDelegate {
                 input.drain(consumed)
                 guard let head = pendingHead else { return }
                 write(
-                    server.respondPresign(head: head, body: body, isLoopbackPeer: isLoopbackPeer),
+                    server.respondPresign(
+                        head: head, body: body, isLoopbackPeer: isLoopbackPeer, principal: principal),
                     answering: head.method)
                 return
             }

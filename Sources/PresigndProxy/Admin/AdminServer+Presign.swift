@@ -61,7 +61,9 @@ extension AdminServer {
     }
 
     /// Answers one presign API request whose body has been read.
-    func respondPresign(head: RequestHead, body: [UInt8], isLoopbackPeer: Bool) -> LocalResponse {
+    func respondPresign(head: RequestHead, body: [UInt8], isLoopbackPeer: Bool, principal: Principal)
+        -> LocalResponse
+    {
         let api = daemon.settings.adminAPI
         func error(
             _ status: Int, _ code: String, _ field: String, _ message: String,
@@ -96,10 +98,10 @@ extension AdminServer {
                 return error(500, "TokenUnavailable", "", "the admin token file cannot be read", cors)
             }
             let challenge = [("WWW-Authenticate", "Bearer realm=\"presignd\"")]
-            guard let presented = Self.bearerToken(head.headers["authorization"]) else {
+            guard let presented = BearerToken.parse(head.headers["authorization"]) else {
                 return error(401, "MissingToken", "authorization", "a bearer token is required", cors + challenge)
             }
-            guard Self.constantTimeEquals(Array(presented.utf8), token) else {
+            guard BearerToken.constantTimeEquals(Array(presented.utf8), token) else {
                 return error(401, "InvalidToken", "authorization", "the bearer token is wrong", cors + challenge)
             }
         } else {
@@ -118,7 +120,7 @@ extension AdminServer {
             return error(415, "UnsupportedMediaType", "content-type", "send Content-Type: application/json", cors)
         }
         let service = presign.service(for: daemon.settings)
-        let result = service.handle(body: body, date: AmzDate.now())
+        let result = service.handle(body: body, date: AmzDate.now(), principal: principal)
         if let link = result.link {
             presign.linksIssued[PresignAdminState.LinkKey(bucket: link.bucket, method: link.method), default: 0] += 1
             logger.info(
@@ -134,27 +136,6 @@ extension AdminServer {
         let allowed = daemon.settings.adminAPI.corsAllowedOrigins
         guard allowed.contains("*") || allowed.contains(origin) else { return nil }
         return [("Access-Control-Allow-Origin", origin), ("Vary", "Origin")]
-    }
-
-    /// `Bearer TOKEN` (RFC 6750 §2.1; the scheme is case-insensitive).
-    static func bearerToken(_ value: String?) -> String? {
-        guard let value, value.utf8.count > 7, ASCII.equalsLowercase(value.utf8.prefix(7), "bearer ") else {
-            return nil
-        }
-        let token = Substring(value.utf8.dropFirst(7)).trimmingSpaces()
-        return token.isEmpty ? nil : String(token)
-    }
-
-    /// Compares without an early exit, so the time taken does not reveal how much of the token matched (it
-    /// depends on the expected token's length only).
-    static func constantTimeEquals(_ presented: [UInt8], _ expected: [UInt8]) -> Bool {
-        guard !expected.isEmpty else { return false }
-        // The lengths' XOR is kept whole: folded into a byte, lengths 256 apart compared equal (bug b).
-        var difference = presented.count ^ expected.count
-        for index in expected.indices {
-            difference |= Int(expected[index] ^ (index < presented.count ? presented[index] : 0))
-        }
-        return difference == 0
     }
 
     /// `localhost` or an IP literal, with an optional port.

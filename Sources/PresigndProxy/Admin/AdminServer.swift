@@ -1,3 +1,4 @@
+import PresigndConfig
 import PresigndHTTP1
 import PresigndIO
 
@@ -59,7 +60,8 @@ final class AdminServer {
         // The stream closes the socket if it cannot be made.
         guard let stream = try? SocketStream(loop: loop, fd: fd, maxRead: AdminConnection.maxRead) else { return }
         let connection = AdminConnection(
-            stream: stream, server: self, isLoopbackPeer: peer?.isLoopback ?? true, loop: loop, limits: limits)
+            stream: stream, server: self, isLoopbackPeer: peer?.isLoopback ?? true, loop: loop, limits: limits,
+            principal: Principal(fd: fd, peer: peer))
         connections[ObjectIdentifier(connection)] = connection
     }
 

@@ -1,9 +1,10 @@
+import PresigndConfig
 import PresigndHTTP1
+import PresigndPolicy
 import PresigndSigV4
 
-/// The presign policy (issue 7): the bucket's `access`, `allowed_methods`, `allowed_prefixes`,
-/// `max_upload_size` and `max_presign_expiry`, plus R2's limits. Mirrors `AccessPolicy` for proxied
-/// requests, but names the field at fault.
+/// The presign policy (issue 7): the policy engine's decision for the operation the link performs (issue 19),
+/// `max_upload_size` and `max_presign_expiry`, plus R2's limits; names the field at fault.
 extension PresignService {
     /// The methods R2 and S3 presign (R2 has no presigned POST).
     static let presignableMethods: Set<String> = ["GET", "HEAD", "PUT", "DELETE"]
@@ -11,7 +12,9 @@ extension PresignService {
     static let maximumKeyBytes = 1024
 
     /// The route to sign for, or why not.
-    static func check(_ request: PresignRequest, routes: [BucketRoute]) -> Result<BucketRoute, PresignFailure> {
+    static func check(
+        _ request: PresignRequest, routes: [BucketRoute], principal: Principal = Principal(peer: .unknown)
+    ) -> Result<BucketRoute, PresignFailure> {
         guard !request.bucket.isEmpty else { return .failure(.invalid("bucket", "bucket is required")) }
         guard let route = routes.first(where: { $0.name == request.bucket }) else {
             return .failure(
@@ -23,19 +26,23 @@ extension PresignService {
         guard presignableMethods.contains(method) else {
             return .failure(.invalid("method", "method must be GET, HEAD, PUT or DELETE, got '\(request.method)'"))
         }
-        if route.isReadOnly && !AccessPolicy.isReadMethod(method) {
-            return .failure(.denied("method", "bucket '\(route.name)' is read-only; \(method) is not allowed"))
-        }
-        if !route.allowedMethods.isEmpty && !route.allowedMethods.contains(method) {
-            return .failure(.denied("method", "method \(method) is not in allowed_methods of bucket '\(route.name)'"))
-        }
         guard !request.key.isEmpty else { return .failure(.invalid("key", "key is required")) }
         guard request.key.utf8.count <= maximumKeyBytes else {
             return .failure(.invalid("key", "key is longer than \(maximumKeyBytes) bytes"))
         }
-        if !route.allowedPrefixes.isEmpty && !route.allowedPrefixes.contains(where: { request.key.hasPrefixBytes($0) })
-        {
-            return .failure(.denied("key", "key is outside allowed_prefixes of bucket '\(route.name)'"))
+        // The same engine as proxied requests (issue 19 §6): a DELETE link needs s3:DeleteObject.
+        do throws(PolicyDenial) {
+            try RequestHardening.checkPath(request.key.utf8)
+            try RequestRewriter.checkPrincipal(principal, route: route)
+            let operation = try OperationClassifier.classify(
+                method: method, hasKey: true, queryNames: request.versionID == nil ? [] : ["versionId"])
+            _ = try PolicyEngine.decide(
+                PolicyRequest(method: method, operation: operation, key: Array(request.key.utf8)[...]),
+                policy: route.policy)
+        } catch {
+            if error.isMalformed { return .failure(.invalid("key", error.message)) }
+            let field = error.reason == .prefix ? "key" : error.reason == .principal ? "principal" : "method"
+            return .failure(.denied(field, error.message + " (rule: \(error.rule))"))
         }
         if let expires = request.expires {
             guard expires >= 1 else { return .failure(.invalid("expires", "expires must be at least 1 second")) }

@@ -119,9 +119,11 @@ public final class PresignService {
     }
 
     /// Checks `request` against the bucket's policy and signs it at `date`.
-    public func presign(_ request: PresignRequest, date: AmzDate) -> Result<PresignedLink, PresignFailure> {
+    public func presign(_ request: PresignRequest, date: AmzDate, principal: Principal = Principal(peer: .unknown))
+        -> Result<PresignedLink, PresignFailure>
+    {
         let route: BucketRoute
-        switch Self.check(request, routes: settings.router.routes) {
+        switch Self.check(request, routes: settings.router.routes, principal: principal) {
         case .failure(let failure): return .failure(failure)
         case .success(let found): route = found
         }
@@ -149,13 +151,15 @@ public final class PresignService {
     }
 
     /// The API's JSON in, JSON out: `(status, body)`.
-    func handle(body: [UInt8], date: AmzDate) -> (status: Int, body: String, link: PresignedLink?) {
+    func handle(body: [UInt8], date: AmzDate, principal: Principal = Principal(peer: .unknown))
+        -> (status: Int, body: String, link: PresignedLink?)
+    {
         let request: PresignRequest
         switch PresignRequestJSON.decode(body) {
         case .failure(let failure): return (failure.status, failure.json, nil)
         case .success(let decoded): request = decoded
         }
-        switch presign(request, date: date) {
+        switch presign(request, date: date, principal: principal) {
         case .failure(let failure): return (failure.status, failure.json, nil)
         case .success(let link): return (200, link.json, link)
         }

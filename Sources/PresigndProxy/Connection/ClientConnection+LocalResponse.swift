@@ -11,10 +11,15 @@ extension ClientConnection {
         case .error(let error):
             let requestID = exchange?.requestID ?? worker.nextRequestID()
             let (status, code) = error.statusAndCode
+            var denial: (operation: String, rule: String)? = nil
             switch error {
             case .accessDenied, .entityTooLarge, .headersTooLarge, .requestLineTooLong, .requestTimeout, .slowDown,
                 .bodyTooSlow:
                 worker.metrics.denied(code: code)
+            case .policyDenied(let policyDenial, let operation):
+                worker.metrics.denied(code: code)
+                worker.metrics.policyDenied(operation: operation, reason: policyDenial.reason.rawValue)
+                denial = (operation, policyDenial.rule)
             default: break
             }
             let resource = exchange?.logPath ?? request.logPath
@@ -27,11 +32,16 @@ extension ClientConnection {
                 exchange.responseStatus = status
                 exchange.responseBodyBytes = body.count
                 exchange.ops.errorCode = code
+                if let denial {
+                    exchange.ops.operation = denial.operation
+                    exchange.ops.policyRule = denial.rule
+                }
                 worker.exchangeEnded(exchange, completed: true)
             } else {
                 worker.localResponseSent(
                     method: method, path: resource, status: status, bytesOut: body.count, client: peer,
-                    requestID: requestID, errorCode: code)
+                    requestID: requestID, errorCode: code, denial: denial, principal: principalName,
+                    principalLabel: principalLabel)
             }
         case .prepared(let response):
             let requestID = worker.nextRequestID()

@@ -1,5 +1,6 @@
 import PresigndHTTP1
 import PresigndIO
+import PresigndPolicy
 import PresigndSigV4
 
 /// The request side: decode client bytes, route, check policy, sign, forward the body.
@@ -100,7 +101,8 @@ extension ClientConnection {
             route: .stream, hasBody: hasBody, expectsContinue: decoder.expectsContinue, keepAlive: keepAlive,
             isHTTP10: isHTTP10)
         do {
-            let decision = try RequestRewriter.rewrite(head: head, framing: decoder.framing, settings: settings)
+            let decision = try RequestRewriter.rewrite(
+                head: head, framing: decoder.framing, settings: settings, principal: principal)
             switch consume decision {
             case .serviceRoot:
                 start.route = .local(serviceRoot(method: head.method))
@@ -126,7 +128,8 @@ extension ClientConnection {
         if case .spool(_, let decodedLength) = plan.body {
             declaredLength = decodedLength
             let putSize = settings.upstreams[plan.upstreamIndex].maxPutSize
-            let limit = min(settings.maxSpoolSize ?? putSize, putSize, plan.maxUploadSize ?? Int.max)
+            var limit = min(settings.maxSpoolSize ?? putSize, putSize, plan.maxUploadSize ?? Int.max)
+            if plan.deleteKeysPolicy != nil { limit = min(limit, DeleteObjectsBody.maximumSize) }
             // A declared length over the limit is refused before `100 Continue` invites the body.
             if let decodedLength, decodedLength > limit { throw .entityTooLarge }
             spoolLimit = limit
@@ -141,6 +144,14 @@ extension ClientConnection {
             exchange.encodedHead = try signedHead(plan, date: worker.signingDate())
         }
         self.exchange = exchange
+        exchange.ops.operation = plan.verdict.operation.rawValue
+        if let token = plan.verdict.token {
+            exchange.ops.principal = "token:" + token
+            exchange.ops.principalLabel = "token:" + token
+        } else {
+            exchange.ops.principal = principalName
+            exchange.ops.principalLabel = principalLabel
+        }
         worker.exchangeStarted(exchange, client: peerHost)
         return spoolLimit == nil ? .stream : .spool
     }

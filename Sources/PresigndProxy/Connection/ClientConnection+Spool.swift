@@ -93,6 +93,9 @@ extension ClientConnection {
                 }
             }
             try spool.finish()
+            if let policy = plan.deleteKeysPolicy {
+                _ = try RequestRewriter.checkDeleteBody(try spool.contents(), policy: policy)
+            }
             plan.request.headers.append(("Content-Length", String(spool.size)))
             exchange.encodedHead = try signedHead(plan, date: worker.signingDate())
         } catch {

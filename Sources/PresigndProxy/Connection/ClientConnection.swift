@@ -1,3 +1,4 @@
+import PresigndConfig
 import PresigndHTTP1
 import PresigndIO
 import PresigndSigV4
@@ -19,6 +20,8 @@ final class ClientConnection: StreamDelegate {
     /// The client's socket: reads in large pieces, writes directly (`SocketStream`).
     let stream: SocketStream
     let peer: SocketAddress
+    /// Who is asking, from the socket: `SO_PEERCRED` on unix sockets, the source address on TCP (issue 19 §5).
+    let principal: Principal
     /// The configuration the current request runs under; a reload reaches the connection between requests.
     var settings: ProxySettings
     var decoder: RequestDecoder
@@ -29,6 +32,10 @@ final class ClientConnection: StreamDelegate {
     var request = RequestSummary.none
     /// The client's address as text, formatted once per connection (logs, metrics).
     lazy var peerHost: String = peer.host
+    /// The principal as the access log shows it, formatted once per connection.
+    lazy var principalName: String = principal.description
+    /// The principal's bounded metric label (`unix`, `tcp`), once per connection.
+    lazy var principalLabel: String = principal.metricLabel
     /// Continues `settle` on the next loop iteration when one event moved enough.
     lazy var continuation = try? LoopTimer(loop: worker.loop) { [unowned self] in self.settle() }
     static let maxSettleRounds = 16
@@ -53,8 +60,9 @@ final class ClientConnection: StreamDelegate {
     /// memory while a slow upstream took the body.
     static let maxRead = 256 * 1024
 
-    init(worker: Worker, stream: SocketStream, peer: SocketAddress, settings: ProxySettings) {
+    init(worker: Worker, stream: SocketStream, peer: SocketAddress, principal: Principal, settings: ProxySettings) {
         self.worker = worker
+        self.principal = principal
         self.stream = stream
         self.input = stream.input
         self.output = stream.output

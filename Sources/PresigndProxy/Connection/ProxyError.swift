@@ -1,3 +1,5 @@
+import PresigndPolicy
+
 /// presignd's own failures, answered to the client as S3-style XML errors so SDKs surface them.
 /// Upstream errors are never wrapped: they pass through untouched.
 enum ProxyError: Error, Equatable {
@@ -8,6 +10,8 @@ enum ProxyError: Error, Equatable {
     case notImplemented(String)
     case noSuchBucket(String)
     case accessDenied(String)
+    /// Refused by the policy engine: the denial, and the operation's name (or "unknown") for logs and metrics.
+    case policyDenied(PolicyDenial, operation: String)
     case entityTooLarge
     case versionNotSupported
     case upstreamDNS(String)
@@ -34,6 +38,14 @@ enum ProxyError: Error, Equatable {
         case .notImplemented: (501, "NotImplemented")
         case .noSuchBucket: (404, "NoSuchBucket")
         case .accessDenied: (403, "AccessDenied")
+        case .policyDenied(let denial, _):
+            switch denial.reason {
+            case .dotSegment: (400, "InvalidURI")
+            case .methodOverride, .headerInQuery: (400, "InvalidRequest")
+            case .legacyAuthentication: (400, "AuthorizationQueryParametersError")
+            case .malformedDeleteBody: (400, "MalformedXML")
+            default: (403, "AccessDenied")
+            }
         case .entityTooLarge: (413, "EntityTooLarge")
         case .versionNotSupported: (505, "HTTPVersionNotSupported")
         case .upstreamDNS: (502, "UpstreamDNSFailure")
@@ -60,6 +72,9 @@ enum ProxyError: Error, Equatable {
             "The specified bucket is not configured in presignd: no [[bucket]] is mounted at this path. Add one "
                 + "(name, and mount if not /NAME) or use a configured bucket's path (presignd check-config lists them)."
         case .accessDenied(let detail): "Access denied by presignd policy: \(detail)."
+        case .policyDenied(let denial, _):
+            (denial.isMalformed ? "Refused by presignd: " : "Access denied by presignd policy: ") + denial.message
+                + " (rule: \(denial.rule))."
         case .entityTooLarge: "The request body exceeds the configured maximum size."
         case .versionNotSupported: "Only HTTP/1.0 and HTTP/1.1 are supported."
         case .upstreamDNS(let detail):

@@ -99,6 +99,19 @@ final class UploadSpool {
         guard lseek(fd, 0, SEEK_SET) == 0 else { throw .internalError("spool seek failed") }
     }
 
+    /// Every spooled byte, read back after `finish` without moving the read offset (a DeleteObjects body,
+    /// bounded by the spool's limit, is checked before it is sent).
+    func contents() throws(ProxyError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: size)
+        var done = 0
+        while done < size {
+            let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, size - done, off_t(done)) }
+            guard got > 0 else { throw .internalError("spool read failed") }
+            done += got
+        }
+        return bytes
+    }
+
     private func flush() throws(ProxyError) {
         do {
             while !staging.buffer.isEmpty {

@@ -52,6 +52,9 @@ extension DaemonPlan {
                 isReadOnly: bucket.access == .readOnly)
             route.allowedMethods = Set(bucket.allowedMethods.map(ASCII.uppercased))
             route.allowedPrefixes = bucket.allowedPrefixes
+            route.policy.allowedActions = bucket.allowedActions
+            route.policy.deniedActions = bucket.deniedActions
+            route.principals = bucket.allow
             route.maxUploadSize = bucket.maxUploadSize
             route.plusInPathIsSpace = bucket.plusInPathIsSpace
             route.redirect = bucket.redirect
@@ -97,7 +100,10 @@ extension DaemonPlan {
                 allowedClients: server.allowedClients, spoolDirectory: server.spoolDirectory,
                 maxSpoolSize: server.maxSpoolSize,
                 adminAPI: AdminAPISettings(
-                    tokenFile: server.adminTokenFile, corsAllowedOrigins: server.corsAllowedOrigins)),
+                    tokenFile: server.adminTokenFile, corsAllowedOrigins: server.corsAllowedOrigins),
+                tokens: configuration.tokens.sorted { $0.key < $1.key }.map {
+                    ($0.key, Array($0.value.exposedValue.utf8))
+                }),
             listen: server.listen.map(Self.spec), adminListen: server.adminListen.map(Self.spec),
             workers: server.workers, shutdownTimeoutMilliseconds: server.shutdownTimeout.milliseconds,
             unixSocketMode: server.unixSocketMode, summary: summary, descriptors: descriptors,

@@ -60,14 +60,17 @@ final class ProxySettings: Sendable {
     let maxSpoolSize: Int?
     /// The admin listener's presign API: bearer token file and CORS origins (issue 7).
     let adminAPI: AdminAPISettings
+    /// `[token.NAME]`: bearer tokens that name principals, as bytes for the constant-time comparison.
+    let tokens: [(name: String, secret: [UInt8])]
 
     init(
         upstreams: [UpstreamTarget], routes: [BucketRoute], limits: ClientLimits, accessLog: Bool = true,
         allowedClients: [CIDR] = [], spoolDirectory: String = "/var/tmp", maxSpoolSize: Int? = nil,
-        adminAPI: AdminAPISettings = AdminAPISettings(),
+        adminAPI: AdminAPISettings = AdminAPISettings(), tokens: [(name: String, secret: [UInt8])] = [],
         highWatermark: Int = 512 * 1024, lowWatermark: Int = 128 * 1024
     ) {
         self.adminAPI = adminAPI
+        self.tokens = tokens
         self.upstreams = upstreams
         self.router = Router(routes: routes)
         self.limits = limits
@@ -81,6 +84,15 @@ final class ProxySettings: Sendable {
 }
 
 extension ProxySettings {
+    /// The name of the `[token.NAME]` whose token was presented, or nil. Every token is compared, so the time
+    /// taken does not say which one came close.
+    func tokenName(presented: String) -> String? {
+        var found: String? = nil
+        let bytes = Array(presented.utf8)
+        for token in tokens where BearerToken.constantTimeEquals(bytes, token.secret) { found = token.name }
+        return found
+    }
+
     /// `allowed_clients` check at accept (DESIGN §6); unix-socket peers are governed by file mode.
     func admits(_ peer: SocketAddress) -> Bool {
         guard !allowedClients.isEmpty, !peer.bytes.isEmpty else { return true }

@@ -15,10 +15,16 @@ struct AccessLogEntry {
     var upstreamMicros: Int?
     var upstreamReused: Bool?
     var errorCode: String?
+    /// The S3 operation, when the policy classified one.
+    var operation: String? = nil
+    /// The policy rule that denied the request.
+    var policyRule: String? = nil
+    /// Who asked, when known.
+    var principal: String? = nil
 
-    /// logfmt/JSON metadata, in a fixed order.
+    /// logfmt/JSON metadata, in a fixed order; the policy's keys only when there is something to say.
     var metadata: [(String, String)] {
-        [
+        var fields = [
             ("request.id", requestID), ("client.address", client), ("bucket", bucket ?? "-"),
             ("http.method", method), ("http.path", path), ("http.status", String(status)),
             ("bytes.in", String(bytesIn)), ("bytes.out", String(bytesOut)),
@@ -28,6 +34,10 @@ struct AccessLogEntry {
             ("upstream.reused", upstreamReused.map { $0 ? "true" : "false" } ?? "-"),
             ("error.code", errorCode ?? "-"),
         ]
+        if let principal { fields.append(("principal", principal)) }
+        if let operation { fields.append(("s3.operation", operation)) }
+        if let policyRule { fields.append(("policy.rule", policyRule)) }
+        return fields
     }
 
     /// Microseconds as milliseconds with three decimals (`12.345`).

@@ -19,6 +19,14 @@ struct ExchangeObservation {
     var reusedConnections = 0
     /// The S3 error code presignd answered with, or `aborted` when the exchange was cut short.
     var errorCode: String?
+    /// The S3 operation (`PutObject`) the policy classified, for the access log.
+    var operation: String?
+    /// Who asked (`uid:1000`, `addr:10.0.0.1`), for the access log.
+    var principal: String?
+    /// The principal's bounded metric label.
+    var principalLabel = "unknown"
+    /// A policy denial's rule, for the access log (issue 19 §7).
+    var policyRule: String?
 
     init(startedAtMicros: Int) {
         self.startedAtMicros = startedAtMicros

@@ -19,6 +19,8 @@ enum MetricsText {
             total.duration.add(counters.duration)
             total.signingFailures += counters.signingFailures
             for (code, value) in counters.denials { total.denials[code, default: 0] += value }
+            for (key, value) in counters.policyDenials { total.policyDenials[key, default: 0] += value }
+            for (label, value) in counters.principals { total.principals[label, default: 0] += value }
         }
         var out = ""
         out += header("presignd_requests", "Requests by bucket, method and status class.", type: "counter")
@@ -39,6 +41,18 @@ enum MetricsText {
         out += "# TYPE presignd_denials_total counter\n"
         for (code, value) in total.denials.sorted(by: { $0.key < $1.key }) {
             out += "presignd_denials_total{code=\(label(code))} \(value)\n"
+        }
+        out += "# HELP presignd_denied_total Requests the access policy refused, by S3 operation and reason.\n"
+        out += "# TYPE presignd_denied_total counter\n"
+        for (key, value) in total.policyDenials.sorted(by: {
+            ($0.key.operation, $0.key.reason) < ($1.key.operation, $1.key.reason)
+        }) {
+            out += "presignd_denied_total{operation=\(label(key.operation)),reason=\(label(key.reason))} \(value)\n"
+        }
+        out += "# HELP presignd_principal_requests_total Requests by principal: unix, tcp, unknown or token:NAME.\n"
+        out += "# TYPE presignd_principal_requests_total counter\n"
+        for (principal, value) in total.principals.sorted(by: { $0.key < $1.key }) {
+            out += "presignd_principal_requests_total{principal=\(label(principal))} \(value)\n"
         }
         out += header(
             "presignd_request_duration_seconds", "Request duration, head received to response complete.",

@@ -70,6 +70,10 @@ final class WorkerMetrics: Sendable {
         var signingFailures = 0
         /// Requests refused by presignd's policy or limits, by S3 error code.
         var denials: [String: Int] = [:]
+        /// Policy denials by operation and reason (issue 19 §7): both labels come from closed sets.
+        var policyDenials: [PolicyDenialKey: Int] = [:]
+        /// Requests by principal label (`unix`, `tcp`, `unknown`, `token:NAME`): bounded by the configuration.
+        var principals: [String: Int] = [:]
 
         // Presigned links (issue 7): 307 redirects served, by bucket.
         var redirects: [String: Int] = [:]
@@ -159,6 +163,21 @@ final class WorkerMetrics: Sendable {
     /// A request refused by policy (403) or a limit (413, 431, 414, 408).
     func denied(code: String) {
         counters.withLock { $0.denials[code, default: 0] += 1 }
+    }
+
+    /// A request the policy engine refused. `operation` is an `S3Operation` name or "unknown"; `reason` a
+    /// `PolicyDenial.Reason`: bounded labels.
+    func policyDenied(operation: String, reason: String) {
+        counters.withLock { $0.policyDenials[PolicyDenialKey(operation: operation, reason: reason), default: 0] += 1 }
+    }
+
+    func principalRequest(_ label: String) {
+        counters.withLock { $0.principals[label, default: 0] += 1 }
+    }
+
+    struct PolicyDenialKey: Hashable, Sendable {
+        var operation: String
+        var reason: String
     }
 
     /// Called by the owning worker only (see `started`).

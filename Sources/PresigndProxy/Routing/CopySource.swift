@@ -1,3 +1,5 @@
+import PresigndConfig
+import PresigndPolicy
 import PresigndSigV4
 
 /// Checks and rewrites an `x-amz-copy-source` header (`[/]bucket/key[?versionId=…]`, URL-encoded).
@@ -7,7 +9,12 @@ import PresigndSigV4
 /// client sees it, or by its upstream name) on the same upstream, and the key must pass that
 /// bucket's read policy. The header is re-encoded with the upstream bucket name.
 enum CopySource {
-    static func rewrite(_ value: String, settings: ProxySettings, upstreamIndex: Int) -> Result<String, ProxyError> {
+    static func rewrite(
+        _ value: String, settings: ProxySettings, upstreamIndex: Int, principal: Principal, operation: S3Operation
+    ) -> Result<String, ProxyError> {
+        let denied = { (message: String, rule: String) in
+            ProxyError.policyDenied(PolicyDenial(.copySource, rule: rule, message), operation: operation.rawValue)
+        }
         var text = Substring(value)
         var version: Substring = ""
         if let question = text.firstIndex(of: "?") {
@@ -32,10 +39,19 @@ enum CopySource {
             routes.first { $0.mount.count > 1 && Array($0.mount.dropFirst()) == bucket }
             ?? routes.first { Array($0.name.utf8) == bucket }
         guard let route = match, route.upstreamIndex == upstreamIndex else {
-            return .failure(.accessDenied("the copy source bucket is not served by presignd on this upstream"))
+            return .failure(
+                denied("the copy source bucket is not served by presignd on this upstream", "copy source: bucket"))
         }
-        if let denial = AccessPolicy.denial(route: route, method: "GET", key: key, listPrefix: nil) {
-            return .failure(.accessDenied("copy source: " + denial))
+        do throws(PolicyDenial) {
+            try RequestHardening.checkPath(key)
+        } catch {
+            return .failure(.policyDenied(error, operation: operation.rawValue))
+        }
+        do throws(PolicyDenial) {
+            try RequestRewriter.checkPrincipal(principal, route: route)
+            try PolicyEngine.checkCopySource(key: key, isVersioned: !version.isEmpty, sourcePolicy: route.policy)
+        } catch {
+            return .failure(denied(error.message, "copy source: \(error.rule) of bucket '\(route.name)'"))
         }
         var versionPart = ""
         if !version.isEmpty {

@@ -1,4 +1,6 @@
+import PresigndConfig
 import PresigndHTTP1
+import PresigndPolicy
 import PresigndSigV4
 
 /// A request ready to sign and send upstream.
@@ -11,6 +13,9 @@ struct ForwardPlan {
     var payload: PayloadHash
     var body: BodyPlan
     var maxUploadSize: Int?
+    var verdict: PolicyVerdict
+    /// DeleteObjects: the body is spooled whole (bounded) and each key checked before anything is sent.
+    var deleteKeysPolicy: BucketPolicy? = nil
 }
 
 /// How a request body reaches the upstream.
@@ -36,7 +41,8 @@ enum RequestRewriter {
     /// The decision for `head`, or the error to answer it with. Typed throws rather than a `Result`: on the hot
     /// path a `Result`'s destruction goes through the runtime's generic value witnesses on every request.
     static func rewrite(
-        head: RequestHead, framing: BodyFraming, settings: ProxySettings
+        head: RequestHead, framing: BodyFraming, settings: ProxySettings,
+        principal: Principal = Principal(peer: .unknown)
     ) throws(ProxyError) -> RewriteDecision {
         if head.method == "CONNECT" { throw .notImplemented("CONNECT is not supported") }
         let rawTarget: Substring
@@ -51,6 +57,7 @@ enum RequestRewriter {
         } catch {
             throw .badRequest("invalid percent-encoding or UTF-8 in the path")
         }
+        try harden(decodedPath: decodedPath, queryNames: [])
         var routeDecision = settings.router.route(decodedPath: decodedPath)
         if case .bucket(let index, _, _) = routeDecision, settings.router.routes[index].plusInPathIsSpace {
             // Clients pasting S3-console URLs: `+` in the path means a space (SIGV4-S3-RULES §2.4).
@@ -79,17 +86,13 @@ enum RequestRewriter {
         } catch {
             throw .badRequest("invalid percent-encoding in the query")
         }
+        try harden(decodedPath: [], queryNames: query.lazy.map(\.name))
         // Client presign parameters never reach the upstream (DESIGN §6).
         if query.contains(where: { PresignParameters.isPresignParameter(name: $0.name) }) {
             query.removeAll { PresignParameters.isPresignParameter(name: $0.name) }
         }
-        // Every `prefix` a listing names must pass, not just the first (a repeated key is forwarded).
-        let listPrefixes = query.filter { $0.name == "prefix" }.map(\.value)
-        for listPrefix in listPrefixes.isEmpty ? [nil] : listPrefixes.map(Optional.some) {
-            if let denial = AccessPolicy.denial(route: route, method: head.method, key: key, listPrefix: listPrefix) {
-                throw .accessDenied(denial)
-            }
-        }
+        let principal = try identify(principal, head: head, settings: settings)
+        let verdict = try authorize(head: head, route: route, key: key, query: query, principal: principal)
         if let maxUpload = route.maxUploadSize, case .contentLength(let length) = framing, length > maxUpload {
             throw .entityTooLarge
         }
@@ -98,7 +101,7 @@ enum RequestRewriter {
         // Fields read in place: a copy of the whole UpstreamTarget retains every field of it.
         let upstreamIndex = route.upstreamIndex
         let path = URIEncoding.encode(upstreamPath, keepingSlash: true)
-        if route.redirect && AccessPolicy.isReadMethod(head.method) && !key.isEmpty {
+        if route.redirect && (verdict.operation == .getObject || verdict.operation == .headObject) {
             return .redirect(RedirectPlan(route: route, method: head.method, path: path, query: query))
         }
         var headers: [(name: String, value: String)] = []
@@ -113,7 +116,10 @@ enum RequestRewriter {
             if disposition == .copySource {
                 // CopyObject / UploadPartCopy read the source with presignd's keys: the source must
                 // be a bucket presignd serves on the same upstream, inside its policy.
-                switch CopySource.rewrite(value, settings: settings, upstreamIndex: route.upstreamIndex) {
+                switch CopySource.rewrite(
+                    value, settings: settings, upstreamIndex: route.upstreamIndex, principal: principal,
+                    operation: verdict.operation)
+                {
                 case .failure(let error): throw error
                 case .success(let rewritten): headers.append((name, rewritten))
                 }
@@ -128,7 +134,7 @@ enum RequestRewriter {
             }
             payload = parsed
         }
-        let body: BodyPlan
+        var body: BodyPlan
         switch bodyPlan(
             head: head, framing: framing, payload: payload,
             forwardsAWSChunked: settings.upstreams[upstreamIndex].forwardsAWSChunked, headers: &headers)
@@ -137,6 +143,7 @@ enum RequestRewriter {
         case .success(let plan): body = plan
         }
         if case .spool(true, _) = body { payload = .unsigned }
+        let deleteKeysPolicy = try planDeleteBody(verdict, route: route, framing: framing, body: &body)
         if case .contentLength(let length) = framing, body == .stream {
             headers.append(("Content-Length", String(length)))
         }
@@ -144,7 +151,8 @@ enum RequestRewriter {
         return .forward(
             ForwardPlan(
                 upstreamIndex: route.upstreamIndex, bucket: route.name, logPath: path, request: request,
-                payload: payload, body: body, maxUploadSize: route.maxUploadSize))
+                payload: payload, body: body, maxUploadSize: route.maxUploadSize, verdict: verdict,
+                deleteKeysPolicy: deleteKeysPolicy))
     }
 
     /// What the rewriter does with one client header.

@@ -1,3 +1,6 @@
+import PresigndConfig
+import PresigndPolicy
+
 /// A bucket as the proxy serves it: where it is mounted locally and what it allows.
 struct BucketRoute: Sendable {
     /// The bucket's name upstream.
@@ -6,11 +9,10 @@ struct BucketRoute: Sendable {
     var upstreamIndex: Int
     /// Decoded mount path bytes: `/` (fixed bucket) or `/name` (path-style, the default).
     var mount: [UInt8]
-    var isReadOnly: Bool
-    /// Upper-case methods allowed; empty means every method `isReadOnly` permits.
-    var allowedMethods: Set<String> = []
-    /// Key prefixes allowed; empty means all keys.
-    var allowedPrefixes: [String] = []
+    /// What the policy engine judges requests by: access, actions, methods, prefixes.
+    var policy: BucketPolicy
+    /// `allow`: who may use the bucket; empty means whoever can connect.
+    var principals: [PrincipalPattern] = []
     var maxUploadSize: Int? = nil
     var plusInPathIsSpace: Bool = false
     /// `redirect`: GET/HEAD of objects answered with a 307 to a presigned upstream URL (issue 7).
@@ -19,6 +21,27 @@ struct BucketRoute: Sendable {
     var redirectExpires: Int = 300
     /// `max_presign_expiry`, seconds: the longest link the presign API and the CLI grant.
     var maxPresignExpiry: Int = 604_800
+
+    init(name: String, upstreamIndex: Int, mount: [UInt8], isReadOnly: Bool) {
+        self.name = name
+        self.upstreamIndex = upstreamIndex
+        self.mount = mount
+        self.policy = BucketPolicy(bucket: name, access: isReadOnly ? .readOnly : .readWrite)
+    }
+
+    var isReadOnly: Bool { policy.access == .readOnly }
+
+    /// Upper-case methods allowed (`allowed_methods`); empty means any the actions allow.
+    var allowedMethods: Set<String> {
+        get { policy.allowedMethods }
+        set { policy.allowedMethods = newValue }
+    }
+
+    /// Key prefixes allowed; empty means all keys.
+    var allowedPrefixes: [String] {
+        get { policy.allowedPrefixes }
+        set { policy.allowedPrefixes = newValue }
+    }
 }
 
 /// Where a request goes, decided from its decoded path alone.
@@ -78,35 +101,5 @@ struct Router: Sendable {
         if path.isEmpty || path == [slash] { return .serviceRoot }
         let name = path.dropFirst().split(separator: slash, maxSplits: 1, omittingEmptySubsequences: false).first ?? []
         return .noSuchBucket(String(decoding: name, as: UTF8.self))
-    }
-}
-
-/// Per-bucket access policy (DESIGN §6): methods, read-only, key prefixes, list prefixes.
-enum AccessPolicy {
-    /// `GET` or `HEAD`: what a read-only bucket allows and redirect mode serves.
-    static func isReadMethod(_ method: String) -> Bool { method == "GET" || method == "HEAD" }
-
-    /// nil when allowed, else the reason for `403 AccessDenied`.
-    static func denial(
-        route: BucketRoute, method: String, key: some Collection<UInt8>, listPrefix: String?
-    ) -> String? {
-        if route.isReadOnly && !isReadMethod(method) {
-            return "bucket '\(route.name)' is read-only"
-        }
-        if !route.allowedMethods.isEmpty && !route.allowedMethods.contains(method) {
-            return "method \(method) is not allowed on bucket '\(route.name)'"
-        }
-        guard !route.allowedPrefixes.isEmpty else { return nil }
-        if key.isEmpty {
-            // Bucket-level: a listing must stay inside the allowed prefixes.
-            guard method == "GET" || method == "HEAD" else {
-                return "bucket-level \(method) is not allowed when allowed_prefixes is set"
-            }
-            let prefix = listPrefix ?? ""
-            let inside = route.allowedPrefixes.contains { prefix.utf8.starts(with: $0.utf8) }
-            return inside ? nil : "listing outside the allowed prefixes"
-        }
-        let inside = route.allowedPrefixes.contains { key.starts(with: $0.utf8) }
-        return inside ? nil : "key outside the allowed prefixes"
     }
 }

@@ -14,6 +14,7 @@ extension Worker {
         recycleSignedHeadBuffer(&head)
         let ops = exchange.ops
         let duration = max(0, nowMicroseconds() - ops.startedAtMicros)
+        metrics.principalRequest(ops.principalLabel)
         metrics.requestEnded(
             bucket: exchange.bucket, method: exchange.method, status: exchange.responseStatus,
             bytesIn: exchange.requestBodyBytes, bytesOut: exchange.responseBodyBytes, durationMicros: duration,
@@ -25,21 +26,25 @@ extension Worker {
                 path: exchange.logPath, status: exchange.responseStatus, bytesIn: exchange.requestBodyBytes,
                 bytesOut: exchange.responseBodyBytes, durationMicros: duration, upstreamStatus: ops.upstreamStatus,
                 upstreamMicros: ops.upstreamLatencyMicros, upstreamReused: ops.upstreamReused,
-                errorCode: ops.errorCode ?? (completed ? nil : "aborted")))
+                errorCode: ops.errorCode ?? (completed ? nil : "aborted"), operation: ops.operation,
+                policyRule: ops.policyRule, principal: ops.principal))
     }
 
     /// A response presignd wrote itself with no exchange behind it (routing, policy, malformed requests).
     func localResponseSent(
         method: String, path: String, status: Int, bytesOut: Int, client: SocketAddress, requestID: String,
-        errorCode: String?
+        errorCode: String?, denial: (operation: String, rule: String)? = nil, principal: String? = nil,
+        principalLabel: String = "unknown"
     ) {
+        metrics.principalRequest(principalLabel)
         metrics.requestEnded(
             bucket: "-", method: method, status: status, bytesIn: 0, bytesOut: bytesOut, durationMicros: 0,
             wasInFlight: false)
         logAccess(
             AccessLogEntry(
                 requestID: requestID, client: client.host, bucket: nil, method: method, path: path, status: status,
-                bytesIn: 0, bytesOut: bytesOut, durationMicros: 0, errorCode: errorCode))
+                bytesIn: 0, bytesOut: bytesOut, durationMicros: 0, errorCode: errorCode, operation: denial?.operation,
+                policyRule: denial?.rule, principal: principal))
     }
 
     /// An exchange's signed head went to `connection` (pooled or new): timings, reuse and TLS counters.

@@ -1,3 +1,4 @@
+import PresigndConfig
 import PresigndIO
 import PresigndSigV4
 
@@ -136,7 +137,8 @@ final class Worker {
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         // The stream closes the socket when it cannot be made.
         guard let stream = try? SocketStream(loop: loop, fd: fd, maxRead: ClientConnection.maxRead) else { return }
-        let connection = ClientConnection(worker: self, stream: stream, peer: peer, settings: settings)
+        let connection = ClientConnection(
+            worker: self, stream: stream, peer: peer, principal: Principal(fd: fd, peer: peer), settings: settings)
         connections[ObjectIdentifier(connection)] = connection
         metrics.connectionOpened()
         if isAtCapacity { metrics.limits.setAtCapacity(true) }

@@ -12,6 +12,7 @@ enum PresigndCommand {
           check-config   validate a configuration, like nginx -t
           sign           print every SigV4 stage for a request (signature doctor)
           presign        mint a presigned URL
+          mint           mint scoped R2 temporary credentials locally
           healthcheck    probe the admin listener (for Docker HEALTHCHECK)
           version        print the version
           help           print this help
@@ -35,6 +36,7 @@ enum PresigndCommand {
         case "check-config": return CheckConfigCommand.main(arguments)
         case "sign": return SignCommand.main(arguments)
         case "presign": return PresignCommand.main(arguments)
+        case "mint": return MintCommand.main(arguments)
         case "healthcheck": return HealthcheckCommand.main(arguments)
         case "version":
             Console.out("presignd \(version)")

@@ -32,7 +32,11 @@ public struct UpstreamConfig: Sendable, Hashable {
     public var caFile: String? = nil
     /// `verify_tls`: verify the certificate and host name. Default true; false only with a loud warning.
     public var verifyTLS: Bool = true
+    /// The keys, resolved at load; for a `credential_process` upstream a placeholder (`source`
+    /// `"credential_process"`, empty keys) until the daemon fetches them.
     public var credentials: UpstreamCredentials
+    /// `credential_process`: credentials fetched and refreshed by running a command (nil: static keys).
+    public var credentialProcess: CredentialProcessConfig? = nil
     /// `connect_timeout`: TCP and TLS handshake. Default 5 s.
     public var connectTimeout: ConfigDuration = .seconds(5)
     /// `first_byte_timeout`: from the request sent to the response head. Default 60 s.

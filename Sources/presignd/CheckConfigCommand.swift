@@ -48,7 +48,9 @@ enum CheckConfigCommand {
             guard let upstream = configuration.upstreams[name] else { continue }
             lines.append(
                 "upstream \(name): provider \(upstream.provider.rawValue), endpoint \(upstream.endpoint), "
-                    + "region \(upstream.region), credentials from \(upstream.credentials.source)")
+                    + "region \(upstream.region), credentials from "
+                    + (upstream.credentialProcess.map { "\($0) (fetched when running, not now)" }
+                        ?? upstream.credentials.source))
         }
         for bucket in configuration.buckets {
             lines.append(

@@ -57,8 +57,13 @@ final class AdminServer {
         case "/healthz":
             return LocalResponse(status: 200, text: "ok")
         case "/readyz":
-            let ready = daemon.health.snapshot().isReady && !daemon.isDraining
-            return ready ? LocalResponse(status: 200, text: "ready") : LocalResponse(status: 503, text: "not ready")
+            let health = daemon.health.snapshot()
+            guard health.isReady && !daemon.isDraining else { return LocalResponse(status: 503, text: "not ready") }
+            if let (name, problem) = health.credentialProblems.min(by: { $0.key < $1.key }) {
+                return LocalResponse(
+                    status: 503, text: "not ready: no valid credentials for upstream '\(name)': \(problem)")
+            }
+            return LocalResponse(status: 200, text: "ready")
         case "/metrics":
             let workers = daemon.metricSnapshots()
             let text =

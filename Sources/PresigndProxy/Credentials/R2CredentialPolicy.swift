@@ -31,11 +31,12 @@ public enum R2CredentialPolicy {
             return .failure(
                 .invalid("bucket", "bucket '\(bucket.name)' is not on an R2 upstream; only R2 mints temporary keys"))
         }
-        if upstream.credentials.sessionToken != nil {
+        if upstream.credentialProcess != nil || upstream.credentials.sessionToken != nil {
             return .failure(
                 .invalid(
                     "bucket",
-                    "upstream '\(upstream.name)' has temporary credentials (a session token); minting needs the "
+                    "upstream '\(upstream.name)' has temporary credentials (a session token or credential_process); "
+                        + "minting needs the "
                         + "parent API token's long-lived keys"))
         }
         if let failure = check(request, bucket: bucket) { return .failure(failure) }

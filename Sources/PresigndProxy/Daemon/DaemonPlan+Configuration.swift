@@ -11,6 +11,7 @@ extension DaemonPlan {
         let names = configuration.upstreamNames
         var upstreams: [UpstreamTarget] = []
         var summary: [(message: String, metadata: [(String, String)])] = []
+        var credentialProcesses: [String: CredentialProcessConfig] = [:]
         for name in names {
             guard let upstream = configuration.upstreams[name] else { continue }
             let usesTLS = upstream.endpoint.scheme == .https
@@ -24,13 +25,16 @@ extension DaemonPlan {
             target.idleTimeoutMilliseconds = upstream.idleTimeout.milliseconds
             target.maxIdleConnections = upstream.maxIdleConnections
             target.forwardsAWSChunked = upstream.forwardsAWSChunked
+            target.refreshesCredentials = upstream.credentialProcess != nil
+            if let process = upstream.credentialProcess { credentialProcesses[name] = process }
             upstreams.append(target)
             summary.append(
                 (
                     "Upstream",
                     [
                         ("upstream", name), ("provider", upstream.provider.rawValue),
-                        ("endpoint", upstream.endpoint.description), ("credentials", upstream.credentials.source),
+                        ("endpoint", upstream.endpoint.description),
+                        ("credentials", upstream.credentialProcess?.description ?? upstream.credentials.source),
                     ]
                 ))
             if usesTLS && !upstream.verifyTLS {
@@ -82,7 +86,7 @@ extension DaemonPlan {
                     tokenFile: server.adminTokenFile, corsAllowedOrigins: server.corsAllowedOrigins)),
             listen: server.listen.map(Self.spec), adminListen: server.adminListen.map(Self.spec),
             workers: server.workers, shutdownTimeoutMilliseconds: server.shutdownTimeout.milliseconds,
-            unixSocketMode: server.unixSocketMode, summary: summary)
+            unixSocketMode: server.unixSocketMode, summary: summary, credentialProcesses: credentialProcesses)
     }
 
     static func spec(_ address: ListenAddress) -> ListenSpec {

@@ -1,3 +1,5 @@
+import PresigndConfig
+
 /// A listen address as the daemon binds it.
 public enum ListenSpec: Sendable, Hashable, CustomStringConvertible {
     case tcp(host: String, port: Int)
@@ -21,4 +23,6 @@ struct DaemonPlan: Sendable {
     var unixSocketMode: UInt32
     /// One line per upstream/bucket for the startup log (never secrets).
     var summary: [(message: String, metadata: [(String, String)])]
+    /// Upstreams whose credentials a `credential_process` delivers, by name.
+    var credentialProcesses: [String: CredentialProcessConfig] = [:]
 }

@@ -21,6 +21,9 @@ struct UpstreamTarget: Sendable {
     /// Client `aws-chunked` bodies go upstream as they are (AWS S3) instead of being unwrapped
     /// into plain bodies (R2 rejects streaming payloads; SIGV4-S3-RULES §5.3).
     var forwardsAWSChunked: Bool = false
+    /// The credentials are fetched and refreshed (`credential_process`): workers sign with what the daemon's
+    /// `CredentialRefresher` last published, not with `credentials`.
+    var refreshesCredentials: Bool = false
 }
 
 /// Client-side limits and timeouts.

@@ -1,0 +1,193 @@
+import PresigndConfig
+import PresigndIO
+import PresigndSigV4
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What workers sign an upstream's requests with, when its credentials are fetched rather than configured.
+enum UpstreamCredentialState: Sendable {
+    case valid(Credentials)
+    /// No valid credentials: requests get 503 with this reason.
+    case unavailable(String)
+}
+
+/// One refreshing upstream's credentials, on the daemon's main loop: it carries out the
+/// `CredentialRefreshStateMachine`'s actions. A fetch runs on a thread of its own (the process may take seconds),
+/// its outcome comes back through a cross-thread event; publishing goes to every worker's mailbox, so requests
+/// never wait on a refresh and each sees one set of keys or the next.
+final class CredentialRefresher {
+    let upstream: String
+    let config: CredentialProcessConfig
+    private var machine: CredentialRefreshStateMachine
+    private let logger: Logger
+    private let publish: (String, UpstreamCredentialState) -> Void
+    private var timer: LoopTimer?
+    private var completion: CrossThreadEvent?
+    private let inbox = FetchInbox()
+    private var isStopped = false
+
+    init(
+        upstream: String, config: CredentialProcessConfig, loop: EventLoop, logger: Logger,
+        policy: CredentialRefreshPolicy = CredentialRefreshPolicy(),
+        publish: @escaping (String, UpstreamCredentialState) -> Void
+    ) throws(IOError) {
+        self.upstream = upstream
+        self.config = config
+        self.machine = CredentialRefreshStateMachine(policy: policy)
+        self.logger = logger
+        self.publish = publish
+        self.timer = try LoopTimer(loop: loop) { [unowned self] in
+            self.perform(self.machine.timerFired(nowMilliseconds: Self.wallClockMilliseconds()))
+        }
+        self.completion = try CrossThreadEvent(loop: loop) { [unowned self] in self.fetchFinished() }
+    }
+
+    /// The first fetch; until it succeeds the upstream is unavailable.
+    func start() {
+        publish(upstream, .unavailable("credentials from \(config) have not been fetched yet"))
+        perform(machine.start())
+    }
+
+    /// No more fetches or timers (reload removed the upstream, or the daemon drains). A fetch under way finishes
+    /// on its thread and is dropped.
+    func stop() {
+        isStopped = true
+        timer?.cancel()
+    }
+
+    private func perform(_ actions: [CredentialRefreshAction]) {
+        guard !isStopped else { return }
+        for action in actions {
+            switch action {
+            case .fetch:
+                startFetch()
+            case .publish(let fetched):
+                publish(upstream, .valid(fetched.credentials))
+                logger.info(
+                    "Credentials refreshed",
+                    metadata: [
+                        "upstream": upstream, "credentials.provider": "credential_process",
+                        "credentials.key": fetched.keyHint,
+                        "credentials.expires": fetched.expiresAtMilliseconds.map(CredentialRefreshStateMachine.iso)
+                            ?? "never",
+                    ])
+            case .unavailable(let reason):
+                publish(upstream, .unavailable(reason))
+                logger.error(
+                    "No valid credentials; requests to this upstream get 503 until a refresh succeeds",
+                    metadata: [
+                        "upstream": upstream, "credentials.provider": "credential_process", "reason": reason,
+                        "fix": "make \(config) print AWS CLI JSON version 1 and exit 0",
+                    ])
+            case .schedule(let at):
+                do {
+                    try timer?.schedule(milliseconds: max(0, at - Self.wallClockMilliseconds()))
+                } catch {
+                    logger.error("Cannot schedule a credentials refresh", metadata: ["upstream": upstream])
+                }
+            }
+        }
+    }
+
+    private func startFetch() {
+        let config = self.config
+        let inbox = self.inbox
+        guard let completion else { return }
+        let started = BackgroundThread.start {
+            let outcome = CredentialProcessRunner.run(config)
+            inbox.post(outcome)
+            completion.fire()
+        }
+        if !started {
+            perform(
+                machine.fetchFailed(
+                    "cannot start a thread to run credential_process", nowMilliseconds: Self.wallClockMilliseconds(),
+                    jitter: Double.random(in: 0..<1)))
+        }
+    }
+
+    private func fetchFinished() {
+        for outcome in inbox.takeAll() {
+            logStderr(outcome.stderr)
+            let now = Self.wallClockMilliseconds()
+            let jitter = Double.random(in: 0..<1)
+            switch outcome.result {
+            case .success(let fetched):
+                perform(machine.fetchSucceeded(fetched, nowMilliseconds: now, jitter: jitter))
+            case .failure(let error):
+                let actions = machine.fetchFailed(error.message, nowMilliseconds: now, jitter: jitter)
+                if !isStopped {
+                    logger.warning(
+                        "Credentials refresh failed",
+                        metadata: [
+                            "upstream": upstream, "credentials.provider": "credential_process", "error": error.message,
+                            "failures": String(machine.consecutiveFailures),
+                            "still.valid": String(machine.isValid(atMilliseconds: now)),
+                        ])
+                }
+                perform(actions)
+            }
+        }
+    }
+
+    /// The process's stderr, a line per log entry (its stdout holds the secrets and is never logged).
+    private func logStderr(_ text: String) {
+        guard !isStopped else { return }
+        for line in text.split(whereSeparator: \.isNewline).prefix(20) where !line.isEmpty {
+            logger.warning(
+                "credential_process stderr", metadata: ["upstream": upstream, "line": String(line.prefix(500))])
+        }
+    }
+
+    /// Wall-clock time: expirations are wall-clock times.
+    static func wallClockMilliseconds() -> Int {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int(spec.tv_sec) * 1000 + Int(spec.tv_nsec) / 1_000_000
+    }
+}
+
+/// Fetch outcomes on their way from the fetch thread to the main loop.
+final class FetchInbox: Sendable {
+    private let outcomes = Mutex<[CredentialProcessRunner.Outcome]>([])
+
+    func post(_ outcome: CredentialProcessRunner.Outcome) { outcomes.withLock { $0.append(outcome) } }
+
+    func takeAll() -> [CredentialProcessRunner.Outcome] {
+        outcomes.withLock { queue in
+            let taken = queue
+            queue.removeAll()
+            return taken
+        }
+    }
+}
+
+/// A detached thread for one blocking job off every event loop.
+enum BackgroundThread {
+    private final class Job {
+        let body: () -> Void
+        init(_ body: @escaping () -> Void) { self.body = body }
+    }
+
+    /// False when the thread could not be made (the job did not run).
+    static func start(_ body: @escaping @Sendable () -> Void) -> Bool {
+        let job = Unmanaged.passRetained(Job(body)).toOpaque()
+        var thread = pthread_t()
+        let status = pthread_create(
+            &thread, nil,
+            { raw in
+                guard let raw else { return nil }
+                Unmanaged<Job>.fromOpaque(raw).takeRetainedValue().body()
+                return nil
+            }, job)
+        guard status == 0 else {
+            Unmanaged<Job>.fromOpaque(job).release()
+            return false
+        }
+        pthread_detach(thread)
+        return true
+    }
+}

@@ -1,0 +1,217 @@
+"""`credential_process` (issue 22 §1–2): presignd runs the command for its upstream keys and refreshes them in
+the background before they expire. The script below issues new temporary keys (with a session token) on every run,
+each valid for a few seconds; the upstream verifies every signature with the key it was signed with, and refuses
+expired keys, keys it never issued and a missing or wrong X-Amz-Security-Token. Requests keep succeeding across
+refreshes; when the process fails after expiry, /readyz is not ready and requests get a 503 saying why; when it
+works again, service returns by itself."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from conftest import require_presignd_binary
+from harness.net import wait_until
+from harness.presignd import Presignd, PresigndConfig, toml_str
+from harness.recorder import verify_request
+
+LIFETIME_SECONDS = 4
+
+SCRIPT = r'''#!PYTHON
+"""Prints AWS CLI credential_process JSON (version 1): new keys every run, valid LIFETIME seconds."""
+import json, os, sys, time
+state = sys.argv[1]
+if open(os.path.join(state, "mode")).read().strip() != "ok":
+    print("credential source is down (test)", file=sys.stderr)
+    sys.exit(1)
+with open(os.path.join(state, "issued.jsonl"), "a+") as f:
+    f.seek(0)
+    n = sum(1 for _ in f) + 1
+    expires = int(time.time()) + LIFETIME
+    key = {"id": "AKIDROTATING%04d" % n, "secret": "rotating-secret-%04d" % n, "token": "rotating-token-%04d" % n,
+           "expires": expires}
+    f.write(json.dumps(key) + "\n")
+print("issued key %d" % n, file=sys.stderr)
+print(json.dumps({"Version": 1, "AccessKeyId": key["id"], "SecretAccessKey": key["secret"],
+                  "SessionToken": key["token"],
+                  "Expiration": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(expires))}))
+'''.replace("PYTHON", sys.executable).replace("LIFETIME", str(LIFETIME_SECONDS))
+
+
+class KeyCheckingUpstream:
+    """Answers 200 only to requests signed (SigV4, verified like S3) with an issued, unexpired key and its token."""
+
+    def __init__(self, state: str):
+        self.state = state
+        self.lock = threading.Lock()
+        self.keys_used: list[str] = []
+        self.refusals: list[str] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                problem, key_id = outer.check(self.command, self.path, list(self.headers.items()))
+                with outer.lock:
+                    (outer.refusals.append(problem) if problem else outer.keys_used.append(key_id))
+                body = b"denied: " + problem.encode() if problem else b"object body"
+                self.send_response(403 if problem else 200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def check(self, method, target, headers):
+        auth = dict((k.lower(), v) for k, v in headers).get("authorization", "")
+        match = re.search(r"Credential=([^/]+)/", auth)
+        if not match:
+            return "no credential", ""
+        with open(os.path.join(self.state, "issued.jsonl")) as f:
+            issued = {key["id"]: key for key in map(json.loads, f)}
+        key = issued.get(match.group(1))
+        if key is None:
+            return f"unknown key {match.group(1)}", ""
+        if time.time() >= key["expires"]:
+            return f"expired key {key['id']}", ""
+        token = dict((k.lower(), v) for k, v in headers).get("x-amz-security-token")
+        if token != key["token"]:
+            return f"wrong session token for {key['id']}", ""
+        problems, _ = verify_request(method, target, headers, b"", key["id"], key["secret"], "us-east-1")
+        return ("; ".join(problems), key["id"]) if problems else ("", key["id"])
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class ProcessConfig(PresigndConfig):
+    """The harness config with the upstream's keys replaced by credential_process."""
+
+    def __init__(self, endpoint: str, command: str):
+        super().__init__(upstreams=[], buckets=[], workers=2)
+        self.endpoint, self.command = endpoint, command
+
+    def render(self) -> str:
+        return "\n".join([
+            "[server]", f"listen = {json.dumps(self.listen)}", f"admin_listen = {toml_str(self.admin_listen)}",
+            f"workers = {self.workers}", "",
+            "[upstream.rotating]", 'provider = "custom"', f"endpoint = {toml_str(self.endpoint)}",
+            f"credential_process = {toml_str(self.command)}", 'credential_process_timeout = "5s"', "",
+            "[[bucket]]", 'name = "data"', 'upstream = "rotating"', "",
+        ])
+
+
+@pytest.fixture
+def setup(tmp_path):
+    binary = require_presignd_binary()
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "mode").write_text("ok")
+    (state / "issued.jsonl").write_text("")
+    script = tmp_path / "issue-keys"
+    script.write_text(SCRIPT)
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    upstream = KeyCheckingUpstream(str(state))
+    daemon = Presignd(binary, ProcessConfig(upstream.endpoint, f"{script} {state}"), str(tmp_path / "presignd"))
+    daemon.start()
+    yield daemon, upstream, state
+    daemon.stop()
+    upstream.stop()
+
+
+def get(url: str) -> tuple[int, bytes, float]:
+    started = time.monotonic()
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, response.read(), time.monotonic() - started
+    except urllib.error.HTTPError as error:
+        return error.code, error.read(), time.monotonic() - started
+
+
+def ready(daemon) -> tuple[int, str]:
+    status, body, _ = get(daemon.admin_endpoint + "/readyz")
+    return status, body.decode()
+
+
+def issued(state) -> list[dict]:
+    return [json.loads(line) for line in (state / "issued.jsonl").read_text().splitlines()]
+
+
+def test_requests_keep_succeeding_across_refreshes(setup):
+    daemon, upstream, state = setup
+    wait_until(lambda: ready(daemon)[0] == 200, timeout=10, what="/readyz ready after the first fetch")
+    first = issued(state)[0]
+    # Keep requesting until three refreshes have happened after the first key (at least 3 lifetimes' halves).
+    statuses, slowest, count = [], 0.0, 0
+    deadline = time.monotonic() + 6 * LIFETIME_SECONDS
+    while len(issued(state)) < 4 and time.monotonic() < deadline:
+        status, body, seconds = get(daemon.endpoint + "/data/object.txt")
+        statuses.append((status, body[:200]))
+        slowest = max(slowest, seconds)
+        count += 1
+    # Requests past the last refresh too: they use the newest key.
+    for _ in range(20):
+        status, body, seconds = get(daemon.endpoint + "/data/object.txt")
+        statuses.append((status, body[:200]))
+        count += 1
+    failures = [s for s in statuses if s[0] != 200]
+    assert len(issued(state)) >= 4, f"only {len(issued(state))} keys issued in {6 * LIFETIME_SECONDS}s"
+    assert not failures, f"{len(failures)} of {count} requests failed: {failures[:3]}; refusals {upstream.refusals[:3]}"
+    used = set(upstream.keys_used)
+    assert first["id"] in used and len(used) >= 3, f"keys used: {sorted(used)}"
+    assert count >= 20 and upstream.refusals == []
+    # No request waited for a refresh (a refresh runs a process; requests only read the current signer).
+    assert slowest < 2.0, f"slowest request took {slowest:.2f}s"
+    logs = daemon.log_text()
+    assert "Credentials refreshed" in logs and "credentials.key=…" in logs
+    assert "issued key 1" in logs  # the process's stderr is logged
+    for key in issued(state):  # its stdout (secrets, tokens) never is
+        assert key["secret"] not in logs and key["token"] not in logs
+
+
+def test_failing_process_keeps_valid_keys_then_503_then_recovers(setup):
+    daemon, upstream, state = setup
+    wait_until(lambda: ready(daemon)[0] == 200, timeout=10, what="/readyz ready after the first fetch")
+    (state / "mode").write_text("down")
+    last = issued(state)[-1]
+    # The still-valid keys keep working while refreshes fail.
+    if time.time() < last["expires"] - 1:
+        status, body, _ = get(daemon.endpoint + "/data/object.txt")
+        assert status == 200, body
+    # After their expiry: not ready, and a clear 503.
+    wait_until(lambda: ready(daemon)[0] == 503, timeout=3 * LIFETIME_SECONDS, what="/readyz not ready after expiry")
+    status, text = ready(daemon)
+    assert "no valid credentials for upstream 'rotating'" in text and "exited with status 1" in text, text
+    status, body, _ = get(daemon.endpoint + "/data/object.txt")
+    assert status == 503, body
+    xml = body.decode()
+    assert "<Code>ServiceUnavailable</Code>" in xml
+    assert "no valid credentials for upstream &apos;rotating&apos;" in xml and "exited with status 1" in xml, xml
+    assert "credential source is down (test)" in daemon.log_text()  # its stderr, logged
+    refusals_before = len(upstream.refusals)
+    # Service returns by itself when the process works again.
+    (state / "mode").write_text("ok")
+    wait_until(lambda: ready(daemon)[0] == 200, timeout=40, what="/readyz ready again after the process recovers")
+    status, body, _ = get(daemon.endpoint + "/data/object.txt")
+    assert status == 200, body
+    assert len(upstream.refusals) == refusals_before == 0  # nothing was ever sent with expired keys

@@ -20,7 +20,7 @@ enum UpstreamCredentialState: Sendable {
 /// never wait on a refresh and each sees one set of keys or the next.
 final class CredentialRefresher {
     let upstream: String
-    let config: CredentialProcessConfig
+    let provider: any CredentialProvider
     private var machine: CredentialRefreshStateMachine
     private let logger: Logger
     private let publish: (String, UpstreamCredentialState) -> Void
@@ -30,12 +30,12 @@ final class CredentialRefresher {
     private var isStopped = false
 
     init(
-        upstream: String, config: CredentialProcessConfig, loop: EventLoop, logger: Logger,
+        upstream: String, provider: any CredentialProvider, loop: EventLoop, logger: Logger,
         policy: CredentialRefreshPolicy = CredentialRefreshPolicy(),
         publish: @escaping (String, UpstreamCredentialState) -> Void
     ) throws(IOError) {
         self.upstream = upstream
-        self.config = config
+        self.provider = provider
         self.machine = CredentialRefreshStateMachine(policy: policy)
         self.logger = logger
         self.publish = publish
@@ -47,7 +47,7 @@ final class CredentialRefresher {
 
     /// The first fetch; until it succeeds the upstream is unavailable.
     func start() {
-        publish(upstream, .unavailable("credentials from \(config) have not been fetched yet"))
+        publish(upstream, .unavailable("credentials from \(provider.kind) have not been fetched yet"))
         perform(machine.start())
     }
 
@@ -69,7 +69,7 @@ final class CredentialRefresher {
                 logger.info(
                     "Credentials refreshed",
                     metadata: [
-                        "upstream": upstream, "credentials.provider": "credential_process",
+                        "upstream": upstream, "credentials.provider": provider.kind,
                         "credentials.key": fetched.keyHint,
                         "credentials.expires": fetched.expiresAtMilliseconds.map(CredentialRefreshStateMachine.iso)
                             ?? "never",
@@ -79,8 +79,9 @@ final class CredentialRefresher {
                 logger.error(
                     "No valid credentials; requests to this upstream get 503 until a refresh succeeds",
                     metadata: [
-                        "upstream": upstream, "credentials.provider": "credential_process", "reason": reason,
-                        "fix": "make \(config) print AWS CLI JSON version 1 and exit 0",
+                        "upstream": upstream, "credentials.provider": provider.kind, "reason": reason,
+                        "fix": "see the reason; for credential_process: the command must print AWS CLI JSON version 1 "
+                            + "and exit 0",
                     ])
             case .schedule(let at):
                 do {
@@ -93,25 +94,24 @@ final class CredentialRefresher {
     }
 
     private func startFetch() {
-        let config = self.config
+        let provider = self.provider
         let inbox = self.inbox
         guard let completion else { return }
         let started = BackgroundThread.start {
-            let outcome = CredentialProcessRunner.run(config)
-            inbox.post(outcome)
+            inbox.post(provider.fetch())
             completion.fire()
         }
         if !started {
             perform(
                 machine.fetchFailed(
-                    "cannot start a thread to run credential_process", nowMilliseconds: Self.wallClockMilliseconds(),
+                    "cannot start a thread to fetch credentials", nowMilliseconds: Self.wallClockMilliseconds(),
                     jitter: Double.random(in: 0..<1)))
         }
     }
 
     private func fetchFinished() {
         for outcome in inbox.takeAll() {
-            logStderr(outcome.stderr)
+            logProviderLines(outcome.logLines)
             let now = Self.wallClockMilliseconds()
             let jitter = Double.random(in: 0..<1)
             switch outcome.result {
@@ -123,7 +123,7 @@ final class CredentialRefresher {
                     logger.warning(
                         "Credentials refresh failed",
                         metadata: [
-                            "upstream": upstream, "credentials.provider": "credential_process", "error": error.message,
+                            "upstream": upstream, "credentials.provider": provider.kind, "error": error.message,
                             "failures": String(machine.consecutiveFailures),
                             "still.valid": String(machine.isValid(atMilliseconds: now)),
                         ])
@@ -133,12 +133,15 @@ final class CredentialRefresher {
         }
     }
 
-    /// The process's stderr, a line per log entry (its stdout holds the secrets and is never logged).
-    private func logStderr(_ text: String) {
+    /// The provider's diagnostics (a process's stderr; its stdout holds the secrets and is never logged).
+    private func logProviderLines(_ lines: [String]) {
         guard !isStopped else { return }
-        for line in text.split(whereSeparator: \.isNewline).prefix(20) where !line.isEmpty {
+        for line in lines.prefix(20) {
             logger.warning(
-                "credential_process stderr", metadata: ["upstream": upstream, "line": String(line.prefix(500))])
+                "Credential provider output",
+                metadata: [
+                    "upstream": upstream, "credentials.provider": provider.kind, "line": String(line.prefix(500)),
+                ])
         }
     }
 
@@ -152,11 +155,11 @@ final class CredentialRefresher {
 
 /// Fetch outcomes on their way from the fetch thread to the main loop.
 final class FetchInbox: Sendable {
-    private let outcomes = Mutex<[CredentialProcessRunner.Outcome]>([])
+    private let outcomes = Mutex<[CredentialFetchOutcome]>([])
 
-    func post(_ outcome: CredentialProcessRunner.Outcome) { outcomes.withLock { $0.append(outcome) } }
+    func post(_ outcome: CredentialFetchOutcome) { outcomes.withLock { $0.append(outcome) } }
 
-    func takeAll() -> [CredentialProcessRunner.Outcome] {
+    func takeAll() -> [CredentialFetchOutcome] {
         outcomes.withLock { queue in
             let taken = queue
             queue.removeAll()

@@ -33,6 +33,8 @@ final class Daemon {
     private var admin: AdminServer?
     /// One per upstream whose credentials a `credential_process` delivers, by upstream name.
     private var refreshers: [String: CredentialRefresher] = [:]
+    /// The configuration each refresher was made from (a reload that changes it replaces the refresher).
+    private var refresherConfigs: [String: CredentialProcessConfig] = [:]
     /// What the refreshers last published, by upstream name (the admin side's presign API signs with it).
     private(set) var fetchedCredentials: [String: UpstreamCredentialState] = [:]
     private(set) var isDraining = false
@@ -124,18 +126,20 @@ final class Daemon {
     /// Starts a refresher for each new or changed `credential_process` and stops those no longer configured
     /// (a reload that leaves one unchanged keeps it and its credentials).
     private func updateRefreshers(_ processes: [String: CredentialProcessConfig]) {
-        for (name, refresher) in refreshers where processes[name] != refresher.config {
+        for (name, refresher) in refreshers where processes[name] != refresherConfigs[name] {
             refresher.stop()
             refreshers[name] = nil
+            refresherConfigs[name] = nil
             fetchedCredentials[name] = nil
             health.setCredentialProblem(upstream: name, nil)
         }
         for (name, config) in processes.sorted(by: { $0.key < $1.key }) where refreshers[name] == nil {
             do {
                 let refresher = try CredentialRefresher(
-                    upstream: name, config: config, loop: loop, logger: logger
+                    upstream: name, provider: ProcessCredentialProvider(config: config), loop: loop, logger: logger
                 ) { [unowned self] upstream, state in self.publishCredentials(upstream: upstream, state) }
                 refreshers[name] = refresher
+                refresherConfigs[name] = config
                 refresher.start()
             } catch {
                 health.setCredentialProblem(upstream: name, "cannot start the credentials refresher: \(error)")

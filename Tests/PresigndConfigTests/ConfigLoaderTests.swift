@@ -217,7 +217,7 @@ import Testing
             "aws_chunked", "access_key_id", "secret_access_key", "access_key_id_file", "secret_access_key_file",
             "session_token", "credentials_profile", "credentials_file", "name", "upstream", "mount", "access",
             "allowed_prefixes", "allowed_methods", "max_upload_size", "redirect", "redirect_expires",
-            "max_presign_expiry", "plus_in_path_is_space",
+            "max_presign_expiry", "plus_in_path_is_space", "credential_process", "credential_process_timeout",
         ]
         for key in keys { #expect(text.contains("\(key) = "), "example lacks \(key)") }
     }

@@ -6,14 +6,7 @@ extension AmzDate {
     public init?(iso8601 text: String) {
         let bytes = Array(text.utf8)
         guard bytes.count >= 20 else { return nil }
-        func number(_ range: Range<Int>) -> Int? {
-            var result = 0
-            for byte in bytes[range] {
-                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-                result = result * 10 + Int(byte - UInt8(ascii: "0"))
-            }
-            return result
-        }
+        func number(_ range: Range<Int>) -> Int? { Self.decimal(bytes[range]) }
         let separators: Set<UInt8> = [UInt8(ascii: "T"), UInt8(ascii: "t"), UInt8(ascii: " ")]
         guard bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), separators.contains(bytes[10]),
             bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),

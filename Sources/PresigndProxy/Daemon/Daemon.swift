@@ -31,12 +31,10 @@ final class Daemon {
     private var shutdownTimer: LoopTimer?
     private var watchdogTimer: LoopTimer?
     private var admin: AdminServer?
-    /// One per upstream whose credentials a `credential_process` delivers, by upstream name.
-    private var refreshers: [String: CredentialRefresher] = [:]
-    /// The configuration each refresher was made from (a reload that changes it replaces the refresher).
-    private var refresherConfigs: [String: CredentialProcessConfig] = [:]
+    /// The refreshers of upstreams whose credentials a `credential_process` delivers (made at start).
+    private var credentialRefreshers: CredentialRefreshers?
     /// What the refreshers last published, by upstream name (the admin side's presign API signs with it).
-    private(set) var fetchedCredentials: [String: UpstreamCredentialState] = [:]
+    var fetchedCredentials: [String: UpstreamCredentialState] { credentialRefreshers?.published ?? [:] }
     private(set) var isDraining = false
     let health: HealthState
     /// The running configuration's settings (the admin side's presign API reads them; a reload swaps them).
@@ -119,43 +117,12 @@ final class Daemon {
             }
         }
         health.setReady(true)
-        updateRefreshers(plan.credentialProcesses)
+        let refreshers = CredentialRefreshers(loop: loop, logger: logger, health: health) { [unowned self] in
+            for worker in self.workers { worker.requestCredentials(upstream: $0, $1) }
+        }
+        refreshers.update(plan.credentialProcesses)
+        credentialRefreshers = refreshers
         notifier.notify("READY=1\nSTATUS=" + statusLine(sockets[0].map(\.boundAddress)))
-    }
-
-    /// Starts a refresher for each new or changed `credential_process` and stops those no longer configured
-    /// (a reload that leaves one unchanged keeps it and its credentials).
-    private func updateRefreshers(_ processes: [String: CredentialProcessConfig]) {
-        for (name, refresher) in refreshers where processes[name] != refresherConfigs[name] {
-            refresher.stop()
-            refreshers[name] = nil
-            refresherConfigs[name] = nil
-            fetchedCredentials[name] = nil
-            health.setCredentialProblem(upstream: name, nil)
-        }
-        for (name, config) in processes.sorted(by: { $0.key < $1.key }) where refreshers[name] == nil {
-            do {
-                let refresher = try CredentialRefresher(
-                    upstream: name, provider: ProcessCredentialProvider(config: config), loop: loop, logger: logger
-                ) { [unowned self] upstream, state in self.publishCredentials(upstream: upstream, state) }
-                refreshers[name] = refresher
-                refresherConfigs[name] = config
-                refresher.start()
-            } catch {
-                health.setCredentialProblem(upstream: name, "cannot start the credentials refresher: \(error)")
-                logger.error("Cannot start the credentials refresher", metadata: ["upstream": name])
-            }
-        }
-    }
-
-    /// Hands a refreshing upstream's credentials to every worker and records readiness.
-    private func publishCredentials(upstream: String, _ state: UpstreamCredentialState) {
-        fetchedCredentials[upstream] = state
-        for worker in workers { worker.requestCredentials(upstream: upstream, state) }
-        switch state {
-        case .valid: health.setCredentialProblem(upstream: upstream, nil)
-        case .unavailable(let reason): health.setCredentialProblem(upstream: upstream, reason)
-        }
     }
 
     /// Binds every listen address once per worker (TCP: SO_REUSEPORT on the same port; unix: dup).
@@ -251,7 +218,7 @@ final class Daemon {
         notifier.notify("STOPPING=1\nSTATUS=draining")
         logger.info(
             "Shutting down", metadata: ["signal": signalName, "timeout.ms": String(plan.shutdownTimeoutMilliseconds)])
-        for refresher in refreshers.values { refresher.stop() }
+        credentialRefreshers?.stopAll()
         // The admin listener stays up while draining: /readyz answers 503, /metrics shows the drain.
         for worker in workers { worker.requestDrain() }
         do {
@@ -309,7 +276,7 @@ final class Daemon {
                 worker.requestReload(newPlan.settings, listenSockets: sockets?[index])
             }
             plan = newPlan
-            updateRefreshers(newPlan.credentialProcesses)
+            credentialRefreshers?.update(newPlan.credentialProcesses)
             health.noteReload(ok: true, loadDurationMicros: loadDuration)
             logger.info("Reloaded", metadata: ["duration.ms": AccessLogEntry.milliseconds(loadDuration)])
             if let sockets { lastBound = sockets.first?.map(\.boundAddress) ?? lastBound }

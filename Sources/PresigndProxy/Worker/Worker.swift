@@ -70,24 +70,9 @@ final class Worker {
         signers = []
         signerProblems = []
         for target in settings.upstreams {
-            let (signer, problem) = makeSigner(target)
+            let (signer, problem) = target.makeSigner(fetched: fetchedCredentials[target.name])
             signers.append(signer)
             signerProblems.append(problem)
-        }
-    }
-
-    /// A signer with the upstream's configured keys, or with the refreshed ones the daemon published.
-    private func makeSigner(_ target: UpstreamTarget) -> (Signer?, String?) {
-        guard target.refreshesCredentials else {
-            return (try? Signer(credentials: target.credentials, region: target.region, service: "s3"), nil)
-        }
-        switch fetchedCredentials[target.name] {
-        case .valid(let credentials)?:
-            return (try? Signer(credentials: credentials, region: target.region, service: "s3"), nil)
-        case .unavailable(let reason)?:
-            return (nil, reason)
-        case nil:
-            return (nil, "its credentials have not been fetched yet")
         }
     }
 
@@ -97,7 +82,7 @@ final class Worker {
         fetchedCredentials[name] = state
         for (index, target) in settings.upstreams.enumerated() where target.name == name && target.refreshesCredentials
         {
-            (signers[index], signerProblems[index]) = makeSigner(target)
+            (signers[index], signerProblems[index]) = target.makeSigner(fetched: state)
         }
     }
 

@@ -35,8 +35,14 @@ public struct UpstreamConfig: Sendable, Hashable {
     /// The keys, resolved at load; for a `credential_process` upstream a placeholder (`source`
     /// `"credential_process"`, empty keys) until the daemon fetches them.
     public var credentials: UpstreamCredentials
-    /// `credential_process`: credentials fetched and refreshed by running a command (nil: static keys).
-    public var credentialProcess: CredentialProcessConfig? = nil
+    /// `credential_process` or `credential_source`: credentials the daemon fetches and refreshes (nil: static keys).
+    public var refreshingCredentials: RefreshingCredentialSource? = nil
+
+    /// The `credential_process`, when that is the source.
+    public var credentialProcess: CredentialProcessConfig? {
+        if case .process(let config)? = refreshingCredentials { return config }
+        return nil
+    }
     /// `connect_timeout`: TCP and TLS handshake. Default 5 s.
     public var connectTimeout: ConfigDuration = .seconds(5)
     /// `first_byte_timeout`: from the request sent to the response head. Default 60 s.

@@ -49,7 +49,7 @@ enum CheckConfigCommand {
             lines.append(
                 "upstream \(name): provider \(upstream.provider.rawValue), endpoint \(upstream.endpoint), "
                     + "region \(upstream.region), credentials from "
-                    + (upstream.credentialProcess.map { "\($0) (fetched when running, not now)" }
+                    + (upstream.refreshingCredentials.map { "\($0) (fetched when running, not now)" }
                         ?? upstream.credentials.source))
         }
         for bucket in configuration.buckets {

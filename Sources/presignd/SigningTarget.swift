@@ -108,7 +108,7 @@ enum SigningTargets {
         guard let upstream = configuration.upstreams[name] else {
             throw UsageError(message: "--upstream: unknown '\(name)'")
         }
-        if let process = upstream.credentialProcess {
+        if let process = upstream.refreshingCredentials {
             throw UsageError(
                 message: "upstream '\(name)' gets its keys from \(process) when the daemon runs; pass the keys "
                     + "explicitly (--access-key-id, --secret-access-key, --session-token) instead of --config")

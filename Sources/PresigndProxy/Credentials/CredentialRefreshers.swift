@@ -10,7 +10,7 @@ final class CredentialRefreshers {
     private let deliver: (String, UpstreamCredentialState) -> Void
     private var refreshers: [String: CredentialRefresher] = [:]
     /// The configuration each refresher was made from (a reload that changes it replaces the refresher).
-    private var configs: [String: CredentialProcessConfig] = [:]
+    private var configs: [String: RefreshingCredentialSource] = [:]
     /// What was last published, by upstream name.
     private(set) var published: [String: UpstreamCredentialState] = [:]
 
@@ -24,9 +24,9 @@ final class CredentialRefreshers {
         self.deliver = deliver
     }
 
-    /// Starts a refresher for each new or changed `credential_process` and stops those no longer configured
+    /// Starts a refresher for each new or changed source and stops those no longer configured
     /// (a reload that leaves one unchanged keeps it and its credentials).
-    func update(_ processes: [String: CredentialProcessConfig]) {
+    func update(_ processes: [String: RefreshingCredentialSource]) {
         for (name, refresher) in refreshers where processes[name] != configs[name] {
             refresher.stop()
             refreshers[name] = nil
@@ -37,7 +37,7 @@ final class CredentialRefreshers {
         for (name, config) in processes.sorted(by: { $0.key < $1.key }) where refreshers[name] == nil {
             do {
                 let refresher = try CredentialRefresher(
-                    upstream: name, provider: ProcessCredentialProvider(config: config), loop: loop, logger: logger
+                    upstream: name, provider: Self.provider(for: config), loop: loop, logger: logger
                 ) { [unowned self] upstream, state in self.publish(upstream: upstream, state) }
                 refreshers[name] = refresher
                 configs[name] = config
@@ -46,6 +46,14 @@ final class CredentialRefreshers {
                 health.setCredentialProblem(upstream: name, "cannot start the credentials refresher: \(error)")
                 logger.error("Cannot start the credentials refresher", metadata: ["upstream": name])
             }
+        }
+    }
+
+    static func provider(for source: RefreshingCredentialSource) -> any CredentialProvider {
+        switch source {
+        case .process(let config): ProcessCredentialProvider(config: config)
+        case .container(let config): ContainerCredentialProvider(config: config)
+        case .instanceMetadata(let endpoint): InstanceMetadataCredentialProvider(endpoint: endpoint)
         }
     }
 

@@ -31,11 +31,11 @@ public enum R2CredentialPolicy {
             return .failure(
                 .invalid("bucket", "bucket '\(bucket.name)' is not on an R2 upstream; only R2 mints temporary keys"))
         }
-        if upstream.credentialProcess != nil || upstream.credentials.sessionToken != nil {
+        if upstream.refreshingCredentials != nil || upstream.credentials.sessionToken != nil {
             return .failure(
                 .invalid(
                     "bucket",
-                    "upstream '\(upstream.name)' has temporary credentials (a session token or credential_process); "
+                    "upstream '\(upstream.name)' has temporary credentials (a session token, credential_process or credential_source); "
                         + "minting needs the "
                         + "parent API token's long-lived keys"))
         }

@@ -120,7 +120,7 @@ final class Daemon {
         let refreshers = CredentialRefreshers(loop: loop, logger: logger, health: health) { [unowned self] in
             for worker in self.workers { worker.requestCredentials(upstream: $0, $1) }
         }
-        refreshers.update(plan.credentialProcesses)
+        refreshers.update(plan.refreshingCredentials)
         credentialRefreshers = refreshers
         notifier.notify("READY=1\nSTATUS=" + statusLine(sockets[0].map(\.boundAddress)))
     }
@@ -276,7 +276,7 @@ final class Daemon {
                 worker.requestReload(newPlan.settings, listenSockets: sockets?[index])
             }
             plan = newPlan
-            credentialRefreshers?.update(newPlan.credentialProcesses)
+            credentialRefreshers?.update(newPlan.refreshingCredentials)
             health.noteReload(ok: true, loadDurationMicros: loadDuration)
             logger.info("Reloaded", metadata: ["duration.ms": AccessLogEntry.milliseconds(loadDuration)])
             if let sockets { lastBound = sockets.first?.map(\.boundAddress) ?? lastBound }

@@ -11,7 +11,7 @@ extension DaemonPlan {
         let names = configuration.upstreamNames
         var upstreams: [UpstreamTarget] = []
         var summary: [(message: String, metadata: [(String, String)])] = []
-        var credentialProcesses: [String: CredentialProcessConfig] = [:]
+        var refreshingCredentials: [String: RefreshingCredentialSource] = [:]
         for name in names {
             guard let upstream = configuration.upstreams[name] else { continue }
             let usesTLS = upstream.endpoint.scheme == .https
@@ -25,8 +25,8 @@ extension DaemonPlan {
             target.idleTimeoutMilliseconds = upstream.idleTimeout.milliseconds
             target.maxIdleConnections = upstream.maxIdleConnections
             target.forwardsAWSChunked = upstream.forwardsAWSChunked
-            target.refreshesCredentials = upstream.credentialProcess != nil
-            if let process = upstream.credentialProcess { credentialProcesses[name] = process }
+            target.refreshesCredentials = upstream.refreshingCredentials != nil
+            if let source = upstream.refreshingCredentials { refreshingCredentials[name] = source }
             upstreams.append(target)
             summary.append(
                 (
@@ -34,7 +34,7 @@ extension DaemonPlan {
                     [
                         ("upstream", name), ("provider", upstream.provider.rawValue),
                         ("endpoint", upstream.endpoint.description),
-                        ("credentials", upstream.credentialProcess?.description ?? upstream.credentials.source),
+                        ("credentials", upstream.refreshingCredentials?.description ?? upstream.credentials.source),
                     ]
                 ))
             if usesTLS && !upstream.verifyTLS {
@@ -86,7 +86,7 @@ extension DaemonPlan {
                     tokenFile: server.adminTokenFile, corsAllowedOrigins: server.corsAllowedOrigins)),
             listen: server.listen.map(Self.spec), adminListen: server.adminListen.map(Self.spec),
             workers: server.workers, shutdownTimeoutMilliseconds: server.shutdownTimeout.milliseconds,
-            unixSocketMode: server.unixSocketMode, summary: summary, credentialProcesses: credentialProcesses)
+            unixSocketMode: server.unixSocketMode, summary: summary, refreshingCredentials: refreshingCredentials)
     }
 
     static func spec(_ address: ListenAddress) -> ListenSpec {

@@ -23,6 +23,6 @@ struct DaemonPlan: Sendable {
     var unixSocketMode: UInt32
     /// One line per upstream/bucket for the startup log (never secrets).
     var summary: [(message: String, metadata: [(String, String)])]
-    /// Upstreams whose credentials a `credential_process` delivers, by name.
-    var credentialProcesses: [String: CredentialProcessConfig] = [:]
+    /// Upstreams whose credentials the daemon fetches and refreshes, by name.
+    var refreshingCredentials: [String: RefreshingCredentialSource] = [:]
 }

@@ -7,22 +7,16 @@ works again, service returns by itself."""
 from __future__ import annotations
 
 import json
-import os
-import re
 import stat
 import sys
-import threading
 import time
-import urllib.error
-import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from conftest import require_presignd_binary
+from credentials_support import KeyCheckingUpstream, get, issued, ready
 from harness.net import wait_until
 from harness.presignd import Presignd, PresigndConfig, toml_str
-from harness.recorder import verify_request
 
 LIFETIME_SECONDS = 4
 
@@ -45,63 +39,6 @@ print(json.dumps({"Version": 1, "AccessKeyId": key["id"], "SecretAccessKey": key
                   "SessionToken": key["token"],
                   "Expiration": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(expires))}))
 '''.replace("PYTHON", sys.executable).replace("LIFETIME", str(LIFETIME_SECONDS))
-
-
-class KeyCheckingUpstream:
-    """Answers 200 only to requests signed (SigV4, verified like S3) with an issued, unexpired key and its token."""
-
-    def __init__(self, state: str):
-        self.state = state
-        self.lock = threading.Lock()
-        self.keys_used: list[str] = []
-        self.refusals: list[str] = []
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def do_GET(self):
-                problem, key_id = outer.check(self.command, self.path, list(self.headers.items()))
-                with outer.lock:
-                    (outer.refusals.append(problem) if problem else outer.keys_used.append(key_id))
-                body = b"denied: " + problem.encode() if problem else b"object body"
-                self.send_response(403 if problem else 200)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    @property
-    def endpoint(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def check(self, method, target, headers):
-        auth = dict((k.lower(), v) for k, v in headers).get("authorization", "")
-        match = re.search(r"Credential=([^/]+)/", auth)
-        if not match:
-            return "no credential", ""
-        with open(os.path.join(self.state, "issued.jsonl")) as f:
-            issued = {key["id"]: key for key in map(json.loads, f)}
-        key = issued.get(match.group(1))
-        if key is None:
-            return f"unknown key {match.group(1)}", ""
-        if time.time() >= key["expires"]:
-            return f"expired key {key['id']}", ""
-        token = dict((k.lower(), v) for k, v in headers).get("x-amz-security-token")
-        if token != key["token"]:
-            return f"wrong session token for {key['id']}", ""
-        problems, _ = verify_request(method, target, headers, b"", key["id"], key["secret"], "us-east-1")
-        return ("; ".join(problems), key["id"]) if problems else ("", key["id"])
-
-    def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 class ProcessConfig(PresigndConfig):
@@ -137,24 +74,6 @@ def setup(tmp_path):
     yield daemon, upstream, state
     daemon.stop()
     upstream.stop()
-
-
-def get(url: str) -> tuple[int, bytes, float]:
-    started = time.monotonic()
-    try:
-        with urllib.request.urlopen(url, timeout=10) as response:
-            return response.status, response.read(), time.monotonic() - started
-    except urllib.error.HTTPError as error:
-        return error.code, error.read(), time.monotonic() - started
-
-
-def ready(daemon) -> tuple[int, str]:
-    status, body, _ = get(daemon.admin_endpoint + "/readyz")
-    return status, body.decode()
-
-
-def issued(state) -> list[dict]:
-    return [json.loads(line) for line in (state / "issued.jsonl").read_text().splitlines()]
 
 
 def test_requests_keep_succeeding_across_refreshes(setup):

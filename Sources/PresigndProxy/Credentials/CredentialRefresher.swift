@@ -42,7 +42,8 @@ final class CredentialRefresher {
         self.timer = try LoopTimer(loop: loop) { [unowned self] in
             self.perform(self.machine.timerFired(nowMilliseconds: Self.wallClockMilliseconds()))
         }
-        self.completion = try CrossThreadEvent(loop: loop) { [unowned self] in self.fetchFinished() }
+        // Weak: a fetch thread keeps the event alive and may fire it after a reload dropped this refresher.
+        self.completion = try CrossThreadEvent(loop: loop) { [weak self] in self?.fetchFinished() }
     }
 
     /// The first fetch; until it succeeds the upstream is unavailable.

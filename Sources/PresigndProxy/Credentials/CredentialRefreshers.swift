@@ -32,6 +32,8 @@ final class CredentialRefreshers {
             refreshers[name] = nil
             configs[name] = nil
             published[name] = nil
+            // Workers forget the old keys (an upstream that comes back later starts from nothing).
+            deliver(name, .unavailable("its credential source changed; fetching again"))
             health.setCredentialProblem(upstream: name, nil)
         }
         for (name, config) in processes.sorted(by: { $0.key < $1.key }) where refreshers[name] == nil {

@@ -50,7 +50,38 @@ def ready(daemon) -> tuple[int, str]:
     return status, body.decode()
 
 
-class KeyCheckingUpstream:
+class QuietHandler(BaseHTTPRequestHandler):
+    """HTTP/1.1, no request log, `answer(status, body)` with a Content-Length."""
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def answer(self, status: int, body: bytes):
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+class LocalServer:
+    """A threading HTTP server on 127.0.0.1:0 with `handler`."""
+
+    def __init__(self, handler):
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class KeyCheckingUpstream(LocalServer):
     """Answers 200 only to requests signed (SigV4, verified like S3) with an issued, unexpired key and its token."""
 
     def __init__(self, state: str):
@@ -60,29 +91,14 @@ class KeyCheckingUpstream:
         self.refusals: list[str] = []
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
+        class Handler(QuietHandler):
             def do_GET(self):
                 problem, key_id = outer.check(self.command, self.path, list(self.headers.items()))
                 with outer.lock:
                     (outer.refusals.append(problem) if problem else outer.keys_used.append(key_id))
-                body = b"denied: " + problem.encode() if problem else b"object body"
-                self.send_response(403 if problem else 200)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                self.answer(403 if problem else 200, b"denied: " + problem.encode() if problem else b"object body")
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    @property
-    def endpoint(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
+        super().__init__(Handler)
 
     def check(self, method, target, headers):
         auth = dict((k.lower(), v) for k, v in headers).get("authorization", "")
@@ -101,7 +117,3 @@ class KeyCheckingUpstream:
             return f"wrong session token for {key['id']}", ""
         problems, _ = verify_request(method, target, headers, b"", key["id"], key["secret"], "us-east-1")
         return ("; ".join(problems), key["id"]) if problems else ("", key["id"])
-
-    def stop(self):
-        self.server.shutdown()
-        self.server.server_close()

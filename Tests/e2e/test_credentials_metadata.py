@@ -9,12 +9,11 @@ import json
 import os
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from conftest import require_presignd_binary
-from credentials_support import KeyCheckingUpstream, get, iso, issue_key, issued, ready
+from credentials_support import KeyCheckingUpstream, LocalServer, QuietHandler, get, iso, issue_key, issued, ready
 from harness.net import wait_until
 from harness.presignd import Presignd, PresigndConfig, toml_str
 
@@ -23,7 +22,7 @@ ROLE = "presignd-test-role"
 IMDS_TOKEN = "imds-session-token-for-the-test"
 
 
-class MetadataServer:
+class MetadataServer(LocalServer):
     """The ECS/EKS container credentials endpoint (`GET /v1/credentials` with `Authorization`) and IMDSv2
     (`PUT /latest/api/token`, then the role and its credentials with `X-aws-ec2-metadata-token`)."""
 
@@ -34,18 +33,7 @@ class MetadataServer:
         self.log: list[str] = []
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def answer(self, status: int, body: bytes):
-                self.send_response(status)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
+        class Handler(QuietHandler):
             def credentials(self, token_field: str) -> bytes:
                 key = issue_key(outer.state, LIFETIME_SECONDS)
                 document = {"AccessKeyId": key["id"], "SecretAccessKey": key["secret"], token_field: key["token"],
@@ -83,17 +71,7 @@ class MetadataServer:
                 else:
                     self.answer(404, b"not found")
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    @property
-    def endpoint(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
 
 
 class SourceConfig(PresigndConfig):

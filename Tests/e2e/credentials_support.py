@@ -12,7 +12,26 @@ import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from harness.presignd import PresigndConfig, toml_str
 from harness.recorder import verify_request
+
+
+class RefreshingConfig(PresigndConfig):
+    """The harness config with one upstream whose keys come from `credentials` (TOML lines such as
+    `credential_process = "…"`) instead of access_key_id/secret_access_key, and one bucket `data` on it."""
+
+    def __init__(self, upstream_name: str, endpoint: str, credentials: dict):
+        super().__init__(upstreams=[], buckets=[], workers=2)
+        self.upstream_name, self.endpoint, self.credentials = upstream_name, endpoint, credentials
+
+    def render(self) -> str:
+        return "\n".join([
+            "[server]", f"listen = {json.dumps(self.listen)}", f"admin_listen = {toml_str(self.admin_listen)}",
+            f"workers = {self.workers}", "",
+            f"[upstream.{self.upstream_name}]", 'provider = "custom"', f"endpoint = {toml_str(self.endpoint)}",
+            *[f"{key} = {toml_str(value)}" for key, value in self.credentials.items()], "",
+            "[[bucket]]", 'name = "data"', f"upstream = {toml_str(self.upstream_name)}", "",
+        ])
 
 
 def issue_key(state: str, lifetime: int, prefix: str = "AKIDROTATING") -> dict:

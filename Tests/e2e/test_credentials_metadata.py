@@ -13,9 +13,11 @@ import time
 import pytest
 
 from conftest import require_presignd_binary
-from credentials_support import KeyCheckingUpstream, LocalServer, QuietHandler, get, iso, issue_key, issued, ready
+from credentials_support import (
+    KeyCheckingUpstream, LocalServer, QuietHandler, RefreshingConfig, get, iso, issue_key, issued, ready,
+)
 from harness.net import wait_until
-from harness.presignd import Presignd, PresigndConfig, toml_str
+from harness.presignd import Presignd
 
 LIFETIME_SECONDS = 4
 ROLE = "presignd-test-role"
@@ -74,21 +76,6 @@ class MetadataServer(LocalServer):
         super().__init__(Handler)
 
 
-class SourceConfig(PresigndConfig):
-    def __init__(self, endpoint: str, source: str):
-        super().__init__(upstreams=[], buckets=[], workers=2)
-        self.endpoint, self.source = endpoint, source
-
-    def render(self) -> str:
-        return "\n".join([
-            "[server]", f"listen = {json.dumps(self.listen)}", f"admin_listen = {toml_str(self.admin_listen)}",
-            f"workers = {self.workers}", "",
-            "[upstream.platform]", 'provider = "custom"', f"endpoint = {toml_str(self.endpoint)}",
-            f"credential_source = {toml_str(self.source)}", "",
-            "[[bucket]]", 'name = "data"', 'upstream = "platform"', "",
-        ])
-
-
 @pytest.fixture
 def servers(tmp_path):
     state = tmp_path / "state"
@@ -104,7 +91,7 @@ def servers(tmp_path):
 def start(tmp_path, upstream, source, env_extra):
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
     env.update(env_extra)
-    daemon = Presignd(require_presignd_binary(), SourceConfig(upstream.endpoint, source), str(tmp_path / "presignd"),
+    daemon = Presignd(require_presignd_binary(), RefreshingConfig("platform", upstream.endpoint, {"credential_source": source}), str(tmp_path / "presignd"),
                       env=env)
     daemon.start()
     wait_until(lambda: ready(daemon)[0] == 200, timeout=10, what="/readyz ready after the first fetch",
@@ -177,7 +164,7 @@ def test_instance_metadata_down_means_not_ready_and_503(tmp_path, servers):
     state, metadata, upstream = servers
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
     env["AWS_EC2_METADATA_SERVICE_ENDPOINT"] = "http://127.0.0.1:1"  # nothing listens there
-    daemon = Presignd(require_presignd_binary(), SourceConfig(upstream.endpoint, "imds"), str(tmp_path / "presignd"),
+    daemon = Presignd(require_presignd_binary(), RefreshingConfig("platform", upstream.endpoint, {"credential_source": "imds"}), str(tmp_path / "presignd"),
                       env=env)
     daemon.start()
     try:

@@ -6,7 +6,6 @@ refreshes; when the process fails after expiry, /readyz is not ready and request
 works again, service returns by itself."""
 from __future__ import annotations
 
-import json
 import stat
 import sys
 import time
@@ -14,9 +13,9 @@ import time
 import pytest
 
 from conftest import require_presignd_binary
-from credentials_support import KeyCheckingUpstream, get, issued, ready
+from credentials_support import KeyCheckingUpstream, RefreshingConfig, get, issued, ready
 from harness.net import wait_until
-from harness.presignd import Presignd, PresigndConfig, toml_str
+from harness.presignd import Presignd
 
 LIFETIME_SECONDS = 4
 
@@ -41,23 +40,6 @@ print(json.dumps({"Version": 1, "AccessKeyId": key["id"], "SecretAccessKey": key
 '''.replace("PYTHON", sys.executable).replace("LIFETIME", str(LIFETIME_SECONDS))
 
 
-class ProcessConfig(PresigndConfig):
-    """The harness config with the upstream's keys replaced by credential_process."""
-
-    def __init__(self, endpoint: str, command: str):
-        super().__init__(upstreams=[], buckets=[], workers=2)
-        self.endpoint, self.command = endpoint, command
-
-    def render(self) -> str:
-        return "\n".join([
-            "[server]", f"listen = {json.dumps(self.listen)}", f"admin_listen = {toml_str(self.admin_listen)}",
-            f"workers = {self.workers}", "",
-            "[upstream.rotating]", 'provider = "custom"', f"endpoint = {toml_str(self.endpoint)}",
-            f"credential_process = {toml_str(self.command)}", 'credential_process_timeout = "5s"', "",
-            "[[bucket]]", 'name = "data"', 'upstream = "rotating"', "",
-        ])
-
-
 @pytest.fixture
 def setup(tmp_path):
     binary = require_presignd_binary()
@@ -69,7 +51,8 @@ def setup(tmp_path):
     script.write_text(SCRIPT)
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     upstream = KeyCheckingUpstream(str(state))
-    daemon = Presignd(binary, ProcessConfig(upstream.endpoint, f"{script} {state}"), str(tmp_path / "presignd"))
+    daemon = Presignd(binary, RefreshingConfig("rotating", upstream.endpoint, {
+        "credential_process": f"{script} {state}", "credential_process_timeout": "5s"}), str(tmp_path / "presignd"))
     daemon.start()
     yield daemon, upstream, state
     daemon.stop()

@@ -13,9 +13,10 @@ import time
 import pytest
 
 from conftest import require_presignd_binary
-from credentials_support import KeyCheckingUpstream, RefreshingConfig, get, issued, ready
+from credentials_support import KeyCheckingUpstream, RefreshingConfig, get, iso, issued, ready
 from harness.net import wait_until
 from harness.presignd import Presignd
+from helpers_sigv4 import run_presignd
 
 LIFETIME_SECONDS = 4
 
@@ -117,3 +118,25 @@ def test_failing_process_keeps_valid_keys_then_503_then_recovers(setup):
     status, body, _ = get(daemon.endpoint + "/data/object.txt")
     assert status == 200, body
     assert len(upstream.refusals) == refusals_before == 0  # nothing was ever sent with expired keys
+
+
+def test_credentials_command_fetches_once_and_prints_no_secret(tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "mode").write_text("ok")
+    (state / "issued.jsonl").write_text("")
+    script = tmp_path / "issue-keys"
+    script.write_text(SCRIPT)
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    config = tmp_path / "presignd.toml"
+    config.write_text(RefreshingConfig("rotating", "http://127.0.0.1:9", {"credential_process": f"{script} {state}"})
+                      .render())
+    code, out, err = run_presignd(["credentials", "--config", str(config)], check=False)
+    assert code == 0, err
+    key = issued(state)[0]
+    assert out.strip() == (f"upstream rotating: provider credential_process (credential_process {script}), "
+                           f"key …{key['id'][-4:]}, expires {iso(key['expires'])}")
+    assert key["secret"] not in out + err and key["token"] not in out + err
+    (state / "mode").write_text("down")
+    code, out, err = run_presignd(["credentials", "--config", str(config), "--upstream", "rotating"], check=False)
+    assert code == 1 and out.strip() == "upstream rotating: FAILED: credential_process exited with status 1"

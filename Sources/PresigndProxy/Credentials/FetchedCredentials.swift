@@ -12,10 +12,10 @@ struct FetchedCredentials: Sendable {
 
 /// Why a provider delivered nothing; the message is for logs and 503 bodies, so it never holds a secret or the
 /// provider's output.
-struct CredentialFetchError: Error, Equatable, CustomStringConvertible {
-    var message: String
+public struct CredentialFetchError: Error, Equatable, CustomStringConvertible, Sendable {
+    public var message: String
 
     init(_ message: String) { self.message = message }
 
-    var description: String { message }
+    public var description: String { message }
 }

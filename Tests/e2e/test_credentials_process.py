@@ -6,6 +6,7 @@ refreshes; when the process fails after expiry, /readyz is not ready and request
 works again, service returns by itself."""
 from __future__ import annotations
 
+import re
 import stat
 import sys
 import time
@@ -111,12 +112,18 @@ def test_failing_process_keeps_valid_keys_then_503_then_recovers(setup):
     assert "<Code>ServiceUnavailable</Code>" in xml
     assert "no valid credentials for upstream &apos;rotating&apos;" in xml and "exited with status 1" in xml, xml
     assert "credential source is down (test)" in daemon.log_text()  # its stderr, logged
+    metrics = get(daemon.admin_endpoint + "/metrics")[1].decode()
+    labels = '{upstream="rotating",provider="credential_process"}'
+    assert f"presignd_credentials_valid{labels} 0" in metrics
+    failures = re.search(r"presignd_credentials_refresh_failures_total" + re.escape(labels) + r" (\d+)", metrics)
+    assert failures and int(failures.group(1)) >= 1, metrics
     refusals_before = len(upstream.refusals)
     # Service returns by itself when the process works again.
     (state / "mode").write_text("ok")
     wait_until(lambda: ready(daemon)[0] == 200, timeout=40, what="/readyz ready again after the process recovers")
     status, body, _ = get(daemon.endpoint + "/data/object.txt")
     assert status == 200, body
+    assert f"presignd_credentials_valid{labels} 1" in get(daemon.admin_endpoint + "/metrics")[1].decode()
     assert len(upstream.refusals) == refusals_before == 0  # nothing was ever sent with expired keys
 
 

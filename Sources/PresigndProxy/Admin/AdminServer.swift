@@ -69,6 +69,7 @@ final class AdminServer {
             let text =
                 MetricsText.render(workers: workers, health: daemon.health.snapshot())
                 + MetricsText.renderPresign(links: presign.linksIssued, workers: workers)
+                + MetricsText.renderCredentials(daemon.credentialMetrics)
             return LocalResponse(status: 200, contentType: "text/plain; version=0.0.4", body: Array(text.utf8))
         default:
             return LocalResponse(status: 404, text: "not found")

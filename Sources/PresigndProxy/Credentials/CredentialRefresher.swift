@@ -28,6 +28,17 @@ final class CredentialRefresher {
     private var completion: CrossThreadEvent?
     private let inbox = FetchInbox()
     private var isStopped = false
+    /// Successful and failed fetches, for `/metrics`.
+    private(set) var refreshes = 0
+    private(set) var failures = 0
+
+    /// What `/metrics` shows for this upstream.
+    func metrics(nowMilliseconds now: Int) -> CredentialMetrics {
+        CredentialMetrics(
+            upstream: upstream, provider: provider.kind, refreshes: refreshes, failures: failures,
+            isValid: machine.isValid(atMilliseconds: now),
+            secondsToExpiry: machine.current?.expiresAtMilliseconds.map { max(0, $0 - now) / 1000 })
+    }
 
     init(
         upstream: String, provider: any CredentialProvider, loop: EventLoop, logger: Logger,
@@ -117,8 +128,10 @@ final class CredentialRefresher {
             let jitter = Double.random(in: 0..<1)
             switch outcome.result {
             case .success(let fetched):
+                refreshes += 1
                 perform(machine.fetchSucceeded(fetched, nowMilliseconds: now, jitter: jitter))
             case .failure(let error):
+                failures += 1
                 let actions = machine.fetchFailed(error.message, nowMilliseconds: now, jitter: jitter)
                 if !isStopped {
                     logger.warning(
@@ -152,6 +165,17 @@ final class CredentialRefresher {
         clock_gettime(CLOCK_REALTIME, &spec)
         return Int(spec.tv_sec) * 1000 + Int(spec.tv_nsec) / 1_000_000
     }
+}
+
+/// One refreshing upstream's credential metrics.
+struct CredentialMetrics: Sendable, Equatable {
+    var upstream: String
+    var provider: String
+    var refreshes: Int
+    var failures: Int
+    var isValid: Bool
+    /// Nil for credentials that do not expire or were never fetched.
+    var secondsToExpiry: Int?
 }
 
 /// Fetch outcomes on their way from the fetch thread to the main loop.

@@ -59,6 +59,12 @@ final class CredentialRefreshers {
         }
     }
 
+    /// Per refreshing upstream, sorted by name, for `/metrics`.
+    func metrics() -> [CredentialMetrics] {
+        let now = CredentialRefresher.wallClockMilliseconds()
+        return refreshers.keys.sorted().compactMap { refreshers[$0]?.metrics(nowMilliseconds: now) }
+    }
+
     /// No more fetches (the daemon drains).
     func stopAll() {
         for refresher in refreshers.values { refresher.stop() }

@@ -35,6 +35,8 @@ final class Daemon {
     private var credentialRefreshers: CredentialRefreshers?
     /// What the refreshers last published, by upstream name (the admin side's presign API signs with it).
     var fetchedCredentials: [String: UpstreamCredentialState] { credentialRefreshers?.published ?? [:] }
+    /// The refreshing upstreams' credential metrics (main thread, like the admin listener).
+    var credentialMetrics: [CredentialMetrics] { credentialRefreshers?.metrics() ?? [] }
     private(set) var isDraining = false
     let health: HealthState
     /// The running configuration's settings (the admin side's presign API reads them; a reload swaps them).

@@ -5,6 +5,10 @@ import Testing
 
 @testable import PresigndProxy
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The providers behind the refresher: static keys, and `credential_process` run for real through `/bin/sh`.
 @Suite struct CredentialProviderTests {
     static func process(_ script: String, timeout: ConfigDuration = .seconds(10)) -> ProcessCredentialProvider {
@@ -62,6 +66,17 @@ import Testing
         }
         #expect(error.message == "credential_process timed out after 300ms")
         #expect(MonotonicClock.microseconds() / 1000 - started < 10_000)
+    }
+
+    /// The daemon ignores SIGPIPE; the process must not inherit that (a pipeline in the script would misbehave).
+    @Test func theProcessGetsTheDefaultSIGPIPEDisposition() throws {
+        let previous = signal(SIGPIPE, SIG_IGN)
+        defer { signal(SIGPIPE, previous) }
+        let fetched = try Self.process(
+            #"echo "{\"Version\":1,\"AccessKeyId\":\"$(grep SigIgn /proc/self/status | cut -f2)\",\"SecretAccessKey\":\"s\"}""#
+        ).fetch().result.get()
+        let ignored = try #require(UInt64(fetched.credentials.accessKeyID, radix: 16))
+        #expect(ignored & (1 << (UInt64(SIGPIPE) - 1)) == 0)
     }
 
     @Test func aMissingProgramIsReported() {

@@ -7,6 +7,7 @@ works again, service returns by itself."""
 from __future__ import annotations
 
 import re
+import signal
 import stat
 import sys
 import time
@@ -18,6 +19,7 @@ from credentials_support import KeyCheckingUpstream, RefreshingConfig, get, iso,
 from harness.net import wait_until
 from harness.presignd import Presignd
 from helpers_sigv4 import run_presignd
+from presign_support import api as presign_api
 
 LIFETIME_SECONDS = 4
 
@@ -147,3 +149,18 @@ def test_credentials_command_fetches_once_and_prints_no_secret(tmp_path):
     (state / "mode").write_text("down")
     code, out, err = run_presignd(["credentials", "--config", str(config), "--upstream", "rotating"], check=False)
     assert code == 1 and out.strip() == "upstream rotating: FAILED: credential_process exited with status 1"
+
+
+def test_reload_keeps_the_fetched_keys_and_the_presign_api_signs_with_them(setup):
+    daemon, upstream, state = setup
+    wait_until(lambda: ready(daemon)[0] == 200, timeout=10, what="/readyz ready after the first fetch")
+    daemon.proc.send_signal(signal.SIGHUP)  # same credential_process: the refresher and its keys stay
+    daemon.wait_for_log(lambda line: "msg=Reloaded" in line, timeout=10)
+    status, body, _ = get(daemon.endpoint + "/data/object.txt")
+    assert status == 200, body  # no gap: workers kept the keys across the reload
+    assert ready(daemon)[0] == 200
+    status, _, link = presign_api(daemon, {"bucket": "data", "key": "object.txt", "expires": 60}, token=None)
+    assert status == 200, link
+    current = issued(state)[-1]
+    assert f"X-Amz-Credential={current['id']}%2F" in link["url"]
+    assert "X-Amz-Security-Token=" + current["token"] in link["url"]

@@ -136,7 +136,7 @@ public final class PresignService {
         if let type = request.contentType { headers.append(("Content-Type", type)) }
         if let length = request.contentLength { headers.append(("Content-Length", String(length))) }
         let path = Self.objectPath(bucket: route.name, key: request.key)
-        if upstream.refreshesCredentials, case .unavailable(let reason)? = fetchedCredentials[upstream.name] {
+        if upstream.refreshesCredentials, let reason = unavailability(of: upstream) {
             return .failure(
                 PresignFailure(
                     status: 503, code: "ServiceUnavailable", field: "",
@@ -166,6 +166,15 @@ public final class PresignService {
         switch presign(request, date: date) {
         case .failure(let failure): return (failure.status, failure.json, nil)
         case .success(let link): return (200, link.json, link)
+        }
+    }
+
+    /// Why a refreshing upstream cannot sign now, or nil when its credentials are valid.
+    private func unavailability(of upstream: UpstreamTarget) -> String? {
+        switch fetchedCredentials[upstream.name] {
+        case .valid?: nil
+        case .unavailable(let reason)?: reason
+        case nil: "its credentials have not been fetched yet"
         }
     }
 

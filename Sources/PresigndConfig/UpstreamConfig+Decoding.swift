@@ -1,4 +1,5 @@
 import PresigndHTTP1
+import PresigndSigV4
 
 /// Reading one `[upstream.NAME]`: provider rules, endpoint construction, TLS, timeouts and credentials.
 extension UpstreamConfig {
@@ -7,7 +8,7 @@ extension UpstreamConfig {
             "provider", "account_id", "jurisdiction", "endpoint", "region", "ca_file", "verify_tls",
             "connect_timeout", "first_byte_timeout", "idle_timeout", "max_idle_connections", "aws_chunked",
             "max_put_size",
-        ] + CredentialResolver.keys
+        ] + CredentialResolver.keys + CredentialProcessConfig.keys + RefreshingCredentialSource.keys
 
     /// R2 jurisdictions and their endpoint host infix (`us`: Cloudflare's changelog of 2026-08-17).
     static let r2Jurisdictions = ["eu", "fedramp", "us"]
@@ -31,16 +32,41 @@ extension UpstreamConfig {
                 "invalid region '\(text.value)'; expected e.g. \"us-east-1\" or \"auto\"", at: text.position)
             region = "us-east-1"
         }
-        let credentials = CredentialResolver(
-            reader: reader, upstreamName: name, environment: environment, configPath: configPath
-        ).resolve()
+        var refreshing: RefreshingCredentialSource? = nil
+        let credentials: UpstreamCredentials?
+        if reader.contains("credential_process") || reader.contains("credential_source") {
+            if reader.contains("credential_process") && reader.contains("credential_source") {
+                diagnostics.error(
+                    "set either credential_process or credential_source, not both",
+                    at: reader.keyPosition("credential_source"))
+            } else if reader.contains("credential_process") {
+                refreshing = CredentialProcessConfig.decode(
+                    reader: reader, configPath: configPath, environment: environment
+                ).map(RefreshingCredentialSource.process)
+            } else {
+                refreshing = RefreshingCredentialSource.decode(reader: reader, environment: environment)
+            }
+            // Fetched by the daemon, never at load: check-config runs no process and makes no request.
+            let source = reader.contains("credential_process") ? "credential_process" : "credential_source"
+            credentials = UpstreamCredentials(accessKeyID: "", secretAccessKey: Secret(""), source: source)
+        } else {
+            if reader.contains("credential_process_timeout") {
+                diagnostics.error(
+                    "credential_process_timeout needs credential_process",
+                    at: reader.keyPosition("credential_process_timeout"))
+            }
+            credentials = CredentialResolver(
+                reader: reader, upstreamName: name, environment: environment, configPath: configPath
+            ).resolve()
+        }
         guard let provider, let credentials,
             let endpoint = endpoint
                 ?? (provider == .s3 ? Endpoint(scheme: .https, host: "s3.\(region).amazonaws.com") : nil)
         else { return nil }
         var upstream = UpstreamConfig(
             name: name, provider: provider, endpoint: endpoint, region: region, credentials: credentials)
-        Placeholders.warn(upstream: name, credentials: credentials, reader: reader)
+        upstream.refreshingCredentials = refreshing
+        if refreshing == nil { Placeholders.warn(upstream: name, credentials: credentials, reader: reader) }
         if endpoint.scheme == .http, let written = reader.value("endpoint") {
             diagnostics.warning(
                 "endpoint of upstream '\(name)' uses http://: requests travel unencrypted (use only for local test "

@@ -32,7 +32,17 @@ public struct UpstreamConfig: Sendable, Hashable {
     public var caFile: String? = nil
     /// `verify_tls`: verify the certificate and host name. Default true; false only with a loud warning.
     public var verifyTLS: Bool = true
+    /// The keys, resolved at load; for a `credential_process` upstream a placeholder (`source`
+    /// `"credential_process"`, empty keys) until the daemon fetches them.
     public var credentials: UpstreamCredentials
+    /// `credential_process` or `credential_source`: credentials the daemon fetches and refreshes (nil: static keys).
+    public var refreshingCredentials: RefreshingCredentialSource? = nil
+
+    /// The `credential_process`, when that is the source.
+    public var credentialProcess: CredentialProcessConfig? {
+        if case .process(let config)? = refreshingCredentials { return config }
+        return nil
+    }
     /// `connect_timeout`: TCP and TLS handshake. Default 5 s.
     public var connectTimeout: ConfigDuration = .seconds(5)
     /// `first_byte_timeout`: from the request sent to the response head. Default 60 s.

@@ -27,19 +27,22 @@ public struct AmzDate: Sendable, Equatable {
     public init?(parsing text: String) {
         let bytes = Array(text.utf8)
         guard bytes.count == 16, bytes[8] == UInt8(ascii: "T"), bytes[15] == UInt8(ascii: "Z") else { return nil }
-        func number(_ range: Range<Int>) -> Int? {
-            var result = 0
-            for byte in bytes[range] {
-                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-                result = result * 10 + Int(byte - UInt8(ascii: "0"))
-            }
-            return result
-        }
+        func number(_ range: Range<Int>) -> Int? { Self.decimal(bytes[range]) }
         guard let year = number(0..<4), let month = number(4..<6), let day = number(6..<8),
             let hour = number(9..<11), let minute = number(11..<13), let second = number(13..<15),
             let civil = CivilTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
         else { return nil }
         self.init(epochSeconds: civil.epochSeconds)
+    }
+
+    /// The value of ASCII decimal digits; nil when any byte is not one.
+    static func decimal(_ digits: ArraySlice<UInt8>) -> Int? {
+        var result = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            result = result * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return result
     }
 
     /// The current time from `clock_gettime(CLOCK_REALTIME)`, truncated to the second.

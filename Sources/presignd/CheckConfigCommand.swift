@@ -57,7 +57,9 @@ enum CheckConfigCommand {
             guard let upstream = configuration.upstreams[name] else { continue }
             lines.append(
                 "upstream \(name): provider \(upstream.provider.rawValue), endpoint \(upstream.endpoint), "
-                    + "region \(upstream.region), credentials from \(upstream.credentials.source)")
+                    + "region \(upstream.region), credentials from "
+                    + (upstream.refreshingCredentials.map { "\($0) (fetched when running, not now)" }
+                        ?? upstream.credentials.source))
         }
         for bucket in configuration.buckets {
             var line =

@@ -269,6 +269,11 @@ enum PresignCommand {
 
     /// `3600`, `30s`, `15m`, `1h`, `7d` → seconds; checked against 1...604800 (§7).
     static func parseExpires(_ text: String) throws(UsageError) -> Int {
+        try parseSeconds(text, option: "--expires", maximum: Signer.maximumExpiry)
+    }
+
+    /// `3600`, `30s`, `15m`, `1h`, `7d` → seconds, checked against 1...`maximum`.
+    static func parseSeconds(_ text: String, option: String, maximum: Int) throws(UsageError) -> Int {
         let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
         var digits = Substring(text)
         var multiplier = 1
@@ -277,11 +282,13 @@ enum PresignCommand {
             digits = digits.dropLast()
         }
         guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int(digits) else {
-            throw UsageError(message: "--expires must be seconds or a number with s/m/h/d, got '\(text)'")
+            throw UsageError(message: "\(option) must be seconds or a number with s/m/h/d, got '\(text)'")
         }
         let (seconds, overflow) = value.multipliedReportingOverflow(by: multiplier)
-        guard !overflow, (1...Signer.maximumExpiry).contains(seconds) else {
-            throw UsageError(message: "--expires must be 1 to 604800 seconds (7 days), got '\(text)'")
+        guard !overflow, (1...maximum).contains(seconds) else {
+            throw UsageError(
+                message:
+                    "\(option) must be 1 to \(maximum) seconds\(maximum == 604_800 ? " (7 days)" : ""), got '\(text)'")
         }
         return seconds
     }

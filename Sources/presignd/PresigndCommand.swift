@@ -13,6 +13,8 @@ enum PresigndCommand {
           sign           print every SigV4 stage for a request (signature doctor)
           presign        mint a presigned URL
           explain        show how the access policy judges a request (operation, keys, decision, rule)
+          mint           mint scoped R2 temporary credentials locally
+          credentials    fetch the upstreams' credentials once and show where from (no secrets)
           healthcheck    probe the admin listener (for Docker HEALTHCHECK)
           version        print the version
           help           print this help
@@ -37,6 +39,8 @@ enum PresigndCommand {
         case "sign": return SignCommand.main(arguments)
         case "presign": return PresignCommand.main(arguments)
         case "explain": return ExplainCommand.main(arguments)
+        case "mint": return MintCommand.main(arguments)
+        case "credentials": return CredentialsCommand.main(arguments)
         case "healthcheck": return HealthcheckCommand.main(arguments)
         case "version":
             Console.out("presignd \(version)")

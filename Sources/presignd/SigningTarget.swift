@@ -108,6 +108,11 @@ enum SigningTargets {
         guard let upstream = configuration.upstreams[name] else {
             throw UsageError(message: "--upstream: unknown '\(name)'")
         }
+        if let process = upstream.refreshingCredentials {
+            throw UsageError(
+                message: "upstream '\(name)' gets its keys from \(process) when the daemon runs; pass the keys "
+                    + "explicitly (--access-key-id, --secret-access-key, --session-token) instead of --config")
+        }
         if let bucket, let found = configuration.buckets.first(where: { $0.name == bucket }), found.upstream != name {
             throw UsageError(
                 message: "--upstream: bucket '\(bucket)' is served by upstream '\(found.upstream)', not '\(name)'")

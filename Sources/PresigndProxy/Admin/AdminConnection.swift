@@ -1,3 +1,4 @@
+import PresigndConfig
 import PresigndHTTP1
 import PresigndIO
 

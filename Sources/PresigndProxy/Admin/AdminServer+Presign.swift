@@ -120,6 +120,7 @@ extension AdminServer {
             return error(415, "UnsupportedMediaType", "content-type", "send Content-Type: application/json", cors)
         }
         let service = presign.service(for: daemon.settings)
+        service.fetchedCredentials = daemon.fetchedCredentials
         let result = service.handle(body: body, date: AmzDate.now(), principal: principal)
         if let link = result.link {
             presign.linksIssued[PresignAdminState.LinkKey(bucket: link.bucket, method: link.method), default: 0] += 1

@@ -88,14 +88,22 @@ final class AdminServer {
         case "/readyz":
             // Not ready while a worker cannot take connections: accepting paused, or max_connections reached.
             let saturated = daemon.limitCounters.contains { $0.isAcceptPaused || $0.isAtCapacity }
-            let ready = daemon.health.snapshot().isReady && !daemon.isDraining && !saturated
-            return ready ? LocalResponse(status: 200, text: "ready") : LocalResponse(status: 503, text: "not ready")
+            let health = daemon.health.snapshot()
+            guard health.isReady && !daemon.isDraining && !saturated else {
+                return LocalResponse(status: 503, text: "not ready")
+            }
+            if let (name, problem) = health.credentialProblems.min(by: { $0.key < $1.key }) {
+                return LocalResponse(
+                    status: 503, text: "not ready: no valid credentials for upstream '\(name)': \(problem)")
+            }
+            return LocalResponse(status: 200, text: "ready")
         case "/metrics":
             let workers = daemon.metricSnapshots()
             let text =
                 MetricsText.render(workers: workers, health: daemon.health.snapshot())
                 + MetricsText.renderPresign(links: presign.linksIssued, workers: workers)
                 + MetricsText.renderLimits(limitFigures)
+                + MetricsText.renderCredentials(daemon.credentialMetrics)
             return LocalResponse(status: 200, contentType: "text/plain; version=0.0.4", body: Array(text.utf8))
         default:
             return LocalResponse(status: 404, text: "not found")

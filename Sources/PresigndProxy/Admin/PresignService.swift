@@ -101,6 +101,8 @@ public final class PresignService {
 
     let settings: ProxySettings
     private var signers: [Signer?]
+    /// The daemon's latest credentials for refreshing upstreams (`credential_process`), by name.
+    var fetchedCredentials: [String: UpstreamCredentialState] = [:]
 
     init(settings: ProxySettings) {
         self.settings = settings
@@ -136,6 +138,12 @@ public final class PresignService {
         if let type = request.contentType { headers.append(("Content-Type", type)) }
         if let length = request.contentLength { headers.append(("Content-Length", String(length))) }
         let path = Self.objectPath(bucket: route.name, key: request.key)
+        if upstream.refreshesCredentials, let reason = unavailability(of: upstream) {
+            return .failure(
+                PresignFailure(
+                    status: 503, code: "ServiceUnavailable", field: "",
+                    message: "no valid credentials for upstream '\(upstream.name)': \(reason)"))
+        }
         do {
             let signer = try signer(for: route.upstreamIndex)
             let presigned = try signer.presign(
@@ -165,9 +173,25 @@ public final class PresignService {
         }
     }
 
+    /// Why a refreshing upstream cannot sign now, or nil when its credentials are valid.
+    private func unavailability(of upstream: UpstreamTarget) -> String? {
+        switch fetchedCredentials[upstream.name] {
+        case .valid?: nil
+        case .unavailable(let reason)?: reason
+        case nil: "its credentials have not been fetched yet"
+        }
+    }
+
     private func signer(for index: Int) throws(SigV4Error) -> Signer {
-        if let signer = signers[index] { return signer }
         let upstream = settings.upstreams[index]
+        if upstream.refreshesCredentials {
+            // Not cached: the keys change with every refresh (and the API is not a hot path).
+            guard case .valid(let credentials)? = fetchedCredentials[upstream.name] else {
+                throw .crypto("credentials not fetched yet")
+            }
+            return try Signer(credentials: credentials, region: upstream.region, service: "s3")
+        }
+        if let signer = signers[index] { return signer }
         let signer = try Signer(credentials: upstream.credentials, region: upstream.region, service: "s3")
         signers[index] = signer
         return signer

@@ -31,6 +31,9 @@ extension ClientConnection {
     func redirect(_ plan: RedirectPlan) -> LocalAnswer {
         let target = settings.upstreams[plan.upstreamIndex]
         let presigned: PresignedURL
+        guard worker.signer(for: plan.upstreamIndex) != nil else {
+            return .error(worker.signingUnavailable(plan.upstreamIndex))
+        }
         do {
             guard let signer = worker.signer(for: plan.upstreamIndex) else { throw SigV4Error.crypto("no signer") }
             presigned = try signer.presign(

@@ -158,7 +158,9 @@ extension ClientConnection {
 
     /// Signs the plan now (signing is the last change to a request) and encodes the head.
     func signedHead(_ plan: ForwardPlan, date: AmzDate) throws(ProxyError) -> [UInt8] {
-        guard let signer = worker.signer(for: plan.upstreamIndex) else { throw .internalError("signer unavailable") }
+        guard let signer = worker.signer(for: plan.upstreamIndex) else {
+            throw worker.signingUnavailable(plan.upstreamIndex)
+        }
         var encoded = worker.takeSignedHeadBuffer()
         do {
             try signer.signHead(plan.request, payload: plan.payload, date: date, into: &encoded)

@@ -1,3 +1,4 @@
+import PresigndConfig
 import PresigndIO
 import Synchronization
 
@@ -30,6 +31,12 @@ final class Daemon {
     private var shutdownTimer: LoopTimer?
     private var watchdogTimer: LoopTimer?
     private var admin: AdminServer?
+    /// The refreshers of upstreams whose credentials a `credential_process` delivers (made at start).
+    private var credentialRefreshers: CredentialRefreshers?
+    /// What the refreshers last published, by upstream name (the admin side's presign API signs with it).
+    var fetchedCredentials: [String: UpstreamCredentialState] { credentialRefreshers?.published ?? [:] }
+    /// The refreshing upstreams' credential metrics (main thread, like the admin listener).
+    var credentialMetrics: [CredentialMetrics] { credentialRefreshers?.metrics() ?? [] }
     private(set) var isDraining = false
     let health: HealthState
     /// `max_spool_total` across workers (a reload changes the limit, not the reservations held).
@@ -117,6 +124,11 @@ final class Daemon {
             }
         }
         health.setReady(true)
+        let refreshers = CredentialRefreshers(loop: loop, logger: logger, health: health) { [unowned self] in
+            for worker in self.workers { worker.requestCredentials(upstream: $0, $1) }
+        }
+        refreshers.update(plan.refreshingCredentials)
+        credentialRefreshers = refreshers
         notifier.notify("READY=1\nSTATUS=" + statusLine(sockets[0].map(\.boundAddress)))
     }
 
@@ -213,6 +225,7 @@ final class Daemon {
         notifier.notify("STOPPING=1\nSTATUS=draining")
         logger.info(
             "Shutting down", metadata: ["signal": signalName, "timeout.ms": String(plan.shutdownTimeoutMilliseconds)])
+        credentialRefreshers?.stopAll()
         // The admin listener stays up while draining: /readyz answers 503, /metrics shows the drain.
         for worker in workers { worker.requestDrain() }
         do {
@@ -271,6 +284,7 @@ final class Daemon {
             }
             plan = newPlan
             spoolBudget.setLimit(newPlan.maxSpoolTotal)
+            credentialRefreshers?.update(newPlan.refreshingCredentials)
             health.noteReload(ok: true, loadDurationMicros: loadDuration)
             logger.info("Reloaded", metadata: ["duration.ms": AccessLogEntry.milliseconds(loadDuration)])
             if let sockets { lastBound = sockets.first?.map(\.boundAddress) ?? lastBound }

@@ -13,6 +13,7 @@ extension DaemonPlan {
         let names = configuration.upstreamNames
         var upstreams: [UpstreamTarget] = []
         var summary: [(message: String, metadata: [(String, String)])] = []
+        var refreshingCredentials: [String: RefreshingCredentialSource] = [:]
         for name in names {
             guard let upstream = configuration.upstreams[name] else { continue }
             let usesTLS = upstream.endpoint.scheme == .https
@@ -27,13 +28,16 @@ extension DaemonPlan {
             target.maxIdleConnections = upstream.maxIdleConnections
             target.forwardsAWSChunked = upstream.forwardsAWSChunked
             target.maxPutSize = upstream.maxPutSize
+            target.refreshesCredentials = upstream.refreshingCredentials != nil
+            if let source = upstream.refreshingCredentials { refreshingCredentials[name] = source }
             upstreams.append(target)
             summary.append(
                 (
                     "Upstream",
                     [
                         ("upstream", name), ("provider", upstream.provider.rawValue),
-                        ("endpoint", upstream.endpoint.description), ("credentials", upstream.credentials.source),
+                        ("endpoint", upstream.endpoint.description),
+                        ("credentials", upstream.refreshingCredentials?.description ?? upstream.credentials.source),
                     ]
                 ))
             if usesTLS && !upstream.verifyTLS {
@@ -107,7 +111,8 @@ extension DaemonPlan {
             listen: server.listen.map(Self.spec), adminListen: server.adminListen.map(Self.spec),
             workers: server.workers, shutdownTimeoutMilliseconds: server.shutdownTimeout.milliseconds,
             unixSocketMode: server.unixSocketMode, summary: summary, descriptors: descriptors,
-            maxSpoolTotal: server.maxSpoolTotal ?? SpoolBudget.automaticLimit(directory: server.spoolDirectory))
+            maxSpoolTotal: server.maxSpoolTotal ?? SpoolBudget.automaticLimit(directory: server.spoolDirectory),
+            refreshingCredentials: refreshingCredentials)
     }
 
     /// The descriptors the configuration needs within `limit`, and `max_connections` (configured, or the most that

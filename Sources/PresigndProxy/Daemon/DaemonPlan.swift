@@ -1,6 +1,7 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import PresigndConfig
 
 /// A listen address as the daemon binds it.
 public enum ListenSpec: Sendable, Hashable, CustomStringConvertible {
@@ -29,6 +30,8 @@ struct DaemonPlan: Sendable {
     var descriptors: DescriptorReport
     /// `max_spool_total` as configured, or from the spool directory's free space.
     var maxSpoolTotal: Int
+    /// Upstreams whose credentials the daemon fetches and refreshes, by name.
+    var refreshingCredentials: [String: RefreshingCredentialSource] = [:]
 }
 
 extension DaemonPlan {

@@ -13,6 +13,8 @@ final class HealthState: Sendable {
         var loadedAtEpochSeconds = 0
         /// How long reading and validating the running configuration (and its credentials) took.
         var loadDurationMicros = 0
+        /// Upstreams without valid credentials, and why (`/readyz` is not ready while any is listed).
+        var credentialProblems: [String: String] = [:]
     }
 
     private let state = Mutex(State())
@@ -28,6 +30,11 @@ final class HealthState: Sendable {
             $0.isReady = ready
             if ready && $0.loadedAtEpochSeconds == 0 { $0.loadedAtEpochSeconds = Self.now() }
         }
+    }
+
+    /// Records (or, with nil, clears) why an upstream has no valid credentials.
+    func setCredentialProblem(upstream: String, _ problem: String?) {
+        state.withLock { $0.credentialProblems[upstream] = problem }
     }
 
     /// A reload finished; a good one records when and how fast its configuration was loaded.

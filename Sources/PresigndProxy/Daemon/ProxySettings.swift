@@ -23,6 +23,9 @@ struct UpstreamTarget: Sendable {
     var forwardsAWSChunked: Bool = false
     /// The largest body one PUT may carry to this upstream (`max_put_size`, the provider's limit by default).
     var maxPutSize: Int = 5 << 30
+    /// The credentials are fetched and refreshed (`credential_process`): workers sign with what the daemon's
+    /// `CredentialRefresher` last published, not with `credentials`.
+    var refreshesCredentials: Bool = false
 }
 
 /// Client-side limits and timeouts.

@@ -165,7 +165,7 @@ enum MetricsText {
     }
 
     /// A quoted label value (backslash, quote and newline escaped).
-    private static func label(_ value: String) -> String {
+    static func label(_ value: String) -> String {
         var out = "\""
         for character in value {
             switch character {

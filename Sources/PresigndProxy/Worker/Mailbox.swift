@@ -5,6 +5,8 @@ import Synchronization
 enum WorkerMessage: Sendable {
     case drain
     case reload(ProxySettings, [ListenSocket]?)
+    /// A refreshing upstream's new credentials (or why it has none), by upstream name.
+    case credentials(String, UpstreamCredentialState)
 }
 
 /// A locked queue of worker messages; the worker takes them when its control event fires.

@@ -23,6 +23,10 @@ final class Worker {
     private var connections: [ObjectIdentifier: ClientConnection] = [:]
     private var pools: [UpstreamPool] = []
     private var signers: [Signer?] = []
+    /// Per upstream index: why `signers` has no signer there, for the 503 (refreshing credentials only).
+    private var signerProblems: [String?] = []
+    /// What the daemon last published for each refreshing upstream, by name; kept across reloads.
+    private var fetchedCredentials: [String: UpstreamCredentialState] = [:]
     /// Per upstream index: its slot in `metrics` (resolved once per configuration).
     private(set) var metricSlots: [Int] = []
     private(set) var isDraining = false
@@ -76,8 +80,22 @@ final class Worker {
         for (pool, slot) in zip(pools, metricSlots) { pool.reportIdleCount(to: metrics, slot: slot) }
         // Made up front (nil where OpenSSL cannot provide SHA-256: that upstream's requests fail with an S3 error),
         // so a request only reads the array (a lazily filled slot made every access a run-time exclusivity check).
-        signers = settings.upstreams.map {
-            try? Signer(credentials: $0.credentials, region: $0.region, service: "s3")
+        signers = []
+        signerProblems = []
+        for target in settings.upstreams {
+            let (signer, problem) = target.makeSigner(fetched: fetchedCredentials[target.name])
+            signers.append(signer)
+            signerProblems.append(problem)
+        }
+    }
+
+    /// New credentials for one refreshing upstream: its signer is replaced between requests, so each request
+    /// signs with one set of keys or the next, never a mix.
+    private func updateCredentials(upstream name: String, _ state: UpstreamCredentialState) {
+        fetchedCredentials[name] = state
+        for (index, target) in settings.upstreams.enumerated() where target.name == name && target.refreshesCredentials
+        {
+            (signers[index], signerProblems[index]) = target.makeSigner(fetched: state)
         }
     }
 
@@ -163,6 +181,13 @@ final class Worker {
         signers[upstreamIndex]
     }
 
+    /// The error for a request whose upstream has no signer: 503 naming the credentials problem, or 500.
+    func signingUnavailable(_ upstreamIndex: Int) -> ProxyError {
+        guard let problem = signerProblems[upstreamIndex] else { return .internalError("signer unavailable") }
+        return .serviceUnavailable(
+            "no valid credentials for upstream '\(settings.upstreams[upstreamIndex].name)': \(problem)")
+    }
+
     /// Lends the worker's reusable head-encoding buffer, empty, its capacity kept between requests
     /// (one allocation per worker instead of one per head). Re-entrant calls get a fresh buffer.
     func withHeadBuffer<Result, Failure: Error>(_ body: (inout [UInt8]) throws(Failure) -> Result) throws(Failure)
@@ -246,11 +271,19 @@ final class Worker {
         control?.fire()
     }
 
+    /// Thread-safe: sign `upstream`'s requests with these credentials (or answer 503) from now on.
+    func requestCredentials(upstream: String, _ state: UpstreamCredentialState) {
+        mailbox.post(.credentials(upstream, state))
+        control?.fire()
+    }
+
     private func handleControl() {
         for message in mailbox.takeAll() {
             switch message {
             case .drain:
                 beginDrain()
+            case .credentials(let name, let state):
+                updateCredentials(upstream: name, state)
             case .reload(let newSettings, let sockets):
                 settings = newSettings
                 resetUpstreams()

@@ -58,14 +58,18 @@ public enum RequestHardening {
     /// Refuses method-override headers; reports the headers that change meaning or need more actions.
     public static func checkHeaders(_ headers: HTTPHeaders) throws(PolicyDenial) -> HeaderFacts {
         var facts = HeaderFacts()
-        for (name, _) in headers where name.utf8.first.map(ASCII.lowercased) == UInt8(ascii: "x") {
+        for (name, value) in headers where name.utf8.first.map(ASCII.lowercased) == UInt8(ascii: "x") {
             // Compared in place: most requests carry several long x-amz-* names, and a lower-cased copy of each
             // would allocate.
             let bytes = name.utf8
             if methodOverrideHeaders.contains(where: { ASCII.equalsIgnoringCase(name, $0) }) {
                 throw PolicyDenial(.methodOverride, rule: "hardening", "the \(name) header is refused")
             }
-            if ASCII.equalsLowercase(bytes, "x-amz-acl") || ASCII.equalsLowercase(bytes.prefix(12), "x-amz-grant-") {
+            if ASCII.equalsLowercase(bytes, "x-amz-acl") {
+                // `private` is the canned ACL every object gets anyway (owner only): it grants nobody anything,
+                // and clients such as rclone send it on every upload. Any other canned ACL needs the ACL action.
+                if !ASCII.equalsLowercase(value, "private") { facts.setsACL = true }
+            } else if ASCII.equalsLowercase(bytes.prefix(12), "x-amz-grant-") {
                 facts.setsACL = true
             } else if ASCII.equalsLowercase(bytes, "x-amz-copy-source") {
                 facts.hasCopySource = true

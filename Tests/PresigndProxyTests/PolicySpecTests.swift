@@ -161,6 +161,8 @@ func copyFrom(_ source: String) -> [(String, String)] { [("x-amz-copy-source", s
         spec("POST /meth/k?uploads", "CreateMultipartUpload", "403"),
         spec("PUT /meth?policy", "PutBucketPolicy", "403", body: "{}"),
         spec("PUT /rw/k", "PutObject", "403", headers: [("x-amz-acl", "public-read")], body: "x"),
+        spec("PUT /rw/k", "PutObject", "allow", headers: [("x-amz-acl", "private")], body: "x"),
+        spec("PUT /rw/k", "PutObject", "allow", headers: [("X-Amz-Acl", "PRIVATE")], body: "x"),
         spec("PUT /rw/k", "PutObject", "403", headers: [("x-amz-grant-read", "uri=x")], body: "x"),
         spec("PUT /rw/k", "CopyObject", "403", headers: copyFrom("/rw/a") + [("X-Amz-Acl", "public-read")]),
         spec("PUT /acl/k", "PutObject", "allow", headers: [("x-amz-acl", "public-read")], body: "x"),

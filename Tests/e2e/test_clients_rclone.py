@@ -113,7 +113,7 @@ def test_server_side_copy_and_move(rc, key_prefix, moto_s3):
 
 def test_inline_remote_without_config(rc, presignd, work_dir, key_prefix, moto_s3):
     """The one-liner the README shows: an on-the-fly remote, no config file."""
-    remote = f":s3,provider=Other,endpoint='{presignd.endpoint}',force_path_style=true:{BUCKET}/{key_prefix}"
+    remote = f":s3,provider=Other,endpoint='{presignd.endpoint}',force_path_style=true,no_check_bucket=true:{BUCKET}/{key_prefix}"
     write_tree(os.path.join(work_dir, "inline"), {"a.txt": b"inline"})
     rc.run("copy", os.path.join(work_dir, "inline"), remote)
     assert rc.run("lsf", remote).stdout.split() == ["a.txt"]

@@ -169,7 +169,10 @@ class Rclone:
         self.config_file = os.path.join(directory, "rclone.conf")
         with open(self.config_file, "w") as f:
             f.write("[presignd]\ntype = s3\nprovider = Other\nenv_auth = false\n"
-                    f"endpoint = {endpoint}\nforce_path_style = true\nregion = us-east-1\n")
+                    f"endpoint = {endpoint}\nforce_path_style = true\nregion = us-east-1\n"
+                    # rclone creates the bucket before an upload unless told not to, and CreateBucket is
+                    # bucket administration, which presignd's read-write access does not grant (issue 19).
+                    "no_check_bucket = true\n")
         env = client_env({"RCLONE_CONFIG": self.config_file})
         env.pop("AWS_CA_BUNDLE", None)  # rclone 1.60: LoadCustomCABundleError (docs/TESTING.md)
         self.env = env

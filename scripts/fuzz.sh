@@ -20,7 +20,7 @@ mkdir -p "$build/lib" "$build/bin" "$build/artifacts" "$build/corpus"
 # target → the modules under Sources/ it links, each after the ones it imports (the last is the one exercised)
 declare -A modules_of=(
     [request]=PresigndHTTP1 [response]=PresigndHTTP1 [chunked]=PresigndHTTP1 [aws-chunked]=PresigndHTTP1
-    [config]="PresigndHTTP1 PresigndOpenSSL PresigndSigV4 PresigndConfig"
+    [config]="PresigndHTTP1 PresigndOpenSSL PresigndSigV4 PresigndPolicy PresigndConfig"
     [sigv4-url]="PresigndHTTP1 PresigndOpenSSL PresigndSigV4"
 )
 # target → driver sources compiled into the target with its harness (Tests/Fuzz/Drivers: the HTTP/1 decoders')

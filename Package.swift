@@ -55,9 +55,6 @@ let package = Package(
             dependencies: ["PresigndSigV4", "PresigndHTTP1"],
             path: "Sources/presignd-bench"
         ),
-        // The measurements behind the cache's layout and eviction choices (docs/ARCHITECTURE.md, "Cache").
-        .executableTarget(
-            name: "presignd-cache-bench", dependencies: ["PresigndCache"], path: "Sources/presignd-cache-bench"),
 
         // The HTTP/1 fuzz drivers (Tests/Fuzz/FUZZING.md): scripts/fuzz.sh compiles them into the libFuzzer
         // targets, the unit tests run them over seeds and mutations.
@@ -77,6 +74,10 @@ let package = Package(
         .testTarget(
             name: "PresigndCacheTests",
             dependencies: ["PresigndCache", "PresigndConfig", "PresigndHTTP1", "PresigndTestSupport"]),
+        // The measurements behind the cache's layout and eviction choices (docs/ARCHITECTURE.md, "Cache").
+        .executableTarget(
+            name: "presignd-cache-bench", dependencies: ["PresigndCache", "PresigndTestSupport"],
+            path: "Tests/PresigndCacheBench"),
         // Writes slices until killed, for the cache's crash test (PresigndCacheTests.CrashRecoveryTests).
         .executableTarget(
             name: "presignd-cache-probe", dependencies: ["PresigndCache"], path: "Tests/PresigndCacheProbe"),

@@ -109,11 +109,16 @@ public final class SliceStore: Sendable {
         }
     }
 
-    public func statistics() -> StoreStatistics {
+    /// What the store holds, of the objects whose name `matches` (all by default).
+    public func statistics(matching: (ObjectName) -> Bool = { _ in true }) -> StoreStatistics {
         state.withLock { state in
-            StoreStatistics(
-                objects: state.entries.count, slices: state.entries.values.reduce(0) { $0 + $1.present.count },
-                bytes: state.eviction.totalSize, capacity: maxSize)
+            var statistics = StoreStatistics(capacity: maxSize)
+            for entry in state.entries.values where matching(entry.meta.identity.name) {
+                statistics.objects += 1
+                statistics.slices += entry.present.count
+                statistics.bytes += entry.present.reduce(0) { $0 + entry.meta.layout.bytes(ofSlice: $1).count }
+            }
+            return statistics
         }
     }
 

@@ -138,6 +138,18 @@ import Testing
         #expect(throws: Never.self) { try scratch.open() }
     }
 
+    @Test func statisticsCountOnlyTheMatchingObjects() throws {
+        let scratch = try ScratchStore()
+        let store = try scratch.open()
+        _ = try store.fill(photo, size: 65536 + 5, sliceSize: 65536, seed: 1)
+        let other = ObjectIdentity(name: objectName("x", bucket: "other"), version: ObjectVersion(etag: "\"o\""))
+        _ = try store.fill(other, size: 7, sliceSize: 65536, seed: 1)
+        #expect(
+            store.statistics { $0.bucket == "b" }
+                == StoreStatistics(objects: 1, slices: 2, bytes: 65541, capacity: 1 << 30))
+        #expect(store.statistics().bytes == 65548 && store.statistics().objects == 2)
+    }
+
     @Test func remembersA404UntilItsTTL() throws {
         let scratch = try ScratchStore()
         let store = try scratch.open()

@@ -9,3 +9,4 @@ guard arguments.count == 2 else {
     exit(64)
 }
 LayoutBenchmark(directory: arguments[1], sliceSize: 1 << 20, slices: 256, reads: 20_000).run()
+EvictionBenchmark().run()

@@ -25,6 +25,7 @@ extension SliceStore {
             for key in keys { try Self.remove(key, in: &state, root: root, keepDirectory: false) }
             return keys.count
         }
+        emptyTrash()
         metrics.setSize(state.withLock { $0.eviction.totalSize })
         return dropped
     }

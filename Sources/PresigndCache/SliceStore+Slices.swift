@@ -47,6 +47,7 @@ extension SliceStore {
             try Self.drop(victims, in: &state, root: root)
             return victims.count
         }
+        emptyTrash()
         metrics.countEvictions(evicted)
         metrics.setSize(state.withLock { $0.eviction.totalSize })
     }
@@ -75,7 +76,8 @@ extension SliceStore {
     static func drop(_ victims: [SliceID], in state: inout State, root: String) throws(CacheError) {
         for victim in victims {
             guard let entry = state.entries[victim.key] else { continue }
-            try FileSystem.unlink(slicePath(victim.key, tag: entry.versionTag, index: victim.index, root: root))
+            try discard(
+                slicePath(victim.key, tag: entry.versionTag, index: victim.index, root: root), in: &state, root: root)
             state.entries[victim.key]?.present.remove(victim.index)
             if state.entries[victim.key]?.present.isEmpty == true {
                 try remove(victim.key, in: &state, root: root, keepDirectory: false)
@@ -88,12 +90,34 @@ extension SliceStore {
         guard let entry = state.entries.removeValue(forKey: key) else { return }
         for index in entry.present {
             state.eviction.remove(SliceID(key: key, index: index))
-            try FileSystem.unlink(slicePath(key, tag: entry.versionTag, index: index, root: root))
+            try discard(slicePath(key, tag: entry.versionTag, index: index, root: root), in: &state, root: root)
         }
         if !keepDirectory {
             let directory = objectDirectory(key, root: root)
             try FileSystem.unlink(directory + "/meta")
             try FileSystem.removeDirectory(directory)
         }
+    }
+
+    /// Takes a slice file's name away under the lock (a rename, cheap) and leaves the unlink, which frees the
+    /// file's blocks and took 0.3 to 3.5 ms for 1 MiB here, to `emptyTrash` after the lock. A crash in between
+    /// leaves a `trash-*` file that the integrity check removes.
+    static func discard(_ path: String, in state: inout State, root: String) throws(CacheError) {
+        state.temporaryCounter += 1
+        let trash = root + "/trash-" + String(getpid()) + "-" + String(state.temporaryCounter)
+        guard rename(path, trash) == 0 else {
+            if errno == ENOENT { return }
+            throw FileSystem.fail("rename", path)
+        }
+        state.trash.append(trash)
+    }
+
+    /// Unlinks what `discard` renamed, outside the lock; a failure leaves the file for the next check.
+    func emptyTrash() {
+        let paths = state.withLock { state in
+            defer { state.trash = [] }
+            return state.trash
+        }
+        for path in paths { try? FileSystem.unlink(path) }
     }
 }

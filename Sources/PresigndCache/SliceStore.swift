@@ -29,6 +29,8 @@ public final class SliceStore: Sendable {
         var eviction: SliceEviction<SliceID>
         var missing: [CacheKey: (name: ObjectName, until: Int)] = [:]
         var temporaryCounter = 0
+        /// Files renamed out of the way under the lock, to unlink after it (`emptyTrash`).
+        var trash: [String] = []
     }
 
     /// Opens (creating it if needed) and checks the directory; its parent must exist. Fails with
@@ -57,6 +59,7 @@ public final class SliceStore: Sendable {
             FileSystem.close(lockDescriptor)
             throw error
         }
+        emptyTrash()
         metrics.setSize(state.withLock { $0.eviction.totalSize })
     }
 
@@ -83,6 +86,7 @@ public final class SliceStore: Sendable {
         let key = try Self.key(identity.name)
         let tag = try Self.versionTag(identity.version)
         let root = objectsRoot
+        defer { emptyTrash() }
         return try state.withLock { (state) throws(CacheError) -> CachedObject in
             state.missing[key] = nil
             if let entry = state.entries[key], entry.meta.identity == identity,

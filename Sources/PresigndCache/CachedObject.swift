@@ -20,6 +20,11 @@ public struct CachedObject: Sendable, Equatable {
 public struct SliceID: Sendable, Hashable {
     public var key: CacheKey
     public var index: Int
+
+    public init(key: CacheKey, index: Int) {
+        self.key = key
+        self.index = index
+    }
 }
 
 /// The store's contents at a glance (`presignd cache stats`).

@@ -67,8 +67,15 @@ extension SliceStore {
             // Opened under the lock: eviction cannot unlink the name between the check and the open.
             let path = Self.slicePath(key, tag: entry.versionTag, index: index, root: root)
             let piece = entry.meta.layout.piece(ofSlice: index, within: bytes)
-            return OpenSlice(
-                descriptor: try FileSystem.open(path, O_RDONLY), offset: piece.offset, length: piece.length)
+            do throws(CacheError) {
+                return OpenSlice(
+                    descriptor: try FileSystem.open(path, O_RDONLY), offset: piece.offset, length: piece.length)
+            } catch .system(_, _, let code) where code == ENOENT {
+                // Removed behind the store's back (an operator, a disk cleanup): a miss, not an error.
+                state.entries[key]?.present.remove(index)
+                state.eviction.remove(slice)
+                return nil
+            }
         }
     }
 

@@ -85,3 +85,31 @@ import Testing
         #expect(machine.handle(.fillDone(fill: 1)) == .none)
     }
 }
+
+/// The shared table of fills: one machine per slice while it is filled, fill numbers never reused.
+@Suite struct SliceFlightsTests {
+    private let v1 = ObjectVersion(etag: "\"1\"")
+
+    @Test func concurrentMissesOfOneSliceMakeOneFillAndTheTableEmptiesAfter() throws {
+        let flights = SliceFlights<Int>()
+        let slice = SliceID(key: try CacheKey(objectName("k")), index: 3)
+        let other = SliceID(key: slice.key, index: 4)
+        #expect(flights.handle(slice, .request(1, version: v1)) == .startFill(fill: 1, version: v1, for: 1))
+        #expect(flights.handle(slice, .request(2, version: v1)) == .wait(available: 0))
+        #expect(flights.handle(other, .request(3, version: v1)) == .startFill(fill: 2, version: v1, for: 3))
+        #expect(flights.fillsInProgress == 2)
+        #expect(flights.handle(slice, .fillDone(fill: 1)) == .wake([1, 2], available: 0, isComplete: true))
+        #expect(flights.handle(other, .fillFailed(fill: 2, .upstreamFailed)) == .fail([3], .upstreamFailed))
+        #expect(flights.fillsInProgress == 0)
+        // Late reports of finished fills find nothing; the next miss gets a new fill number.
+        #expect(flights.handle(slice, .bytesArrived(fill: 1, count: 5)) == .none)
+        #expect(flights.handle(other, .request(4, version: v1)) == .startFill(fill: 3, version: v1, for: 4))
+    }
+
+    @Test func aPresentSliceIsServedAndLeavesNoEntry() throws {
+        let flights = SliceFlights<Int>()
+        let slice = SliceID(key: try CacheKey(objectName("k")), index: 0)
+        #expect(flights.handle(slice, .request(1, version: v1), isPresent: true) == .serve)
+        #expect(flights.fillsInProgress == 0)
+    }
+}

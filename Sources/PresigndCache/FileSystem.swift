@@ -83,11 +83,22 @@ enum FileSystem {
         guard Glibc.mkdir(path, 0o700) == 0 || errno == EEXIST else { throw fail("mkdir", path) }
     }
 
-    /// The size of a regular file, or nil when `path` is something else.
-    static func regularFileSize(_ path: String) throws(CacheError) -> Int? {
+    /// What a name is, without following symbolic links (the check on open never leaves the directory).
+    enum FileType: Equatable {
+        case regular(size: Int)
+        case directory
+        /// A symbolic link, a socket, a device: never the store's.
+        case other
+    }
+
+    static func fileType(_ path: String) throws(CacheError) -> FileType {
         var status = stat()
         guard lstat(path, &status) == 0 else { throw fail("lstat", path) }
-        return (status.st_mode & S_IFMT) == S_IFREG ? Int(status.st_size) : nil
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return .regular(size: Int(status.st_size))
+        case S_IFDIR: return .directory
+        default: return .other
+        }
     }
 
     /// The names in a directory, without `.` and `..`.

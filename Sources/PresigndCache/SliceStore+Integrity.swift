@@ -9,14 +9,14 @@ extension SliceStore {
         var report = IntegrityReport()
         for shard in try FileSystem.entries(root) {
             let shardPath = root + "/" + shard
-            guard try FileSystem.regularFileSize(shardPath) == nil else {
+            guard try FileSystem.fileType(shardPath) == .directory else {
                 try FileSystem.unlink(shardPath)
                 report.droppedFiles += 1
                 continue
             }
             for name in try FileSystem.entries(shardPath) {
                 let path = shardPath + "/" + name
-                if try FileSystem.regularFileSize(path) != nil {
+                if try FileSystem.fileType(path) != .directory {
                     try FileSystem.unlink(path)
                     report.droppedFiles += 1
                 } else if let key = CacheKey(hex: name), key.shard == shard,
@@ -38,7 +38,8 @@ extension SliceStore {
         throws(CacheError) -> Entry?
     {
         let files = try FileSystem.entries(path)
-        guard files.contains("meta"), let bytes = try FileSystem.readSmallFile(path + "/meta"),
+        guard files.contains("meta"), case .regular = try FileSystem.fileType(path + "/meta"),
+            let bytes = try FileSystem.readSmallFile(path + "/meta"),
             let meta = ObjectMeta(decoding: bytes), try Self.key(meta.identity.name) == key
         else { return nil }
         let tag = try versionTag(meta.identity.version)
@@ -46,16 +47,17 @@ extension SliceStore {
         var present: Set<Int> = []
         for file in files where file != "meta" {
             let filePath = path + "/" + file
+            let type = try FileSystem.fileType(filePath)
             if let index = sliceIndex(file, tag: tag), index < layout.sliceCount,
-                try FileSystem.regularFileSize(filePath) == layout.bytes(ofSlice: index).count
+                type == .regular(size: layout.bytes(ofSlice: index).count)
             {
                 present.insert(index)
                 report.keptSlices += 1
-            } else if try FileSystem.regularFileSize(filePath) != nil {
-                try FileSystem.unlink(filePath)
+            } else if type == .directory {
+                try removeTree(filePath)
                 report.droppedFiles += 1
             } else {
-                try removeTree(filePath)
+                try FileSystem.unlink(filePath)
                 report.droppedFiles += 1
             }
         }
@@ -76,7 +78,7 @@ extension SliceStore {
     private static func removeTree(_ path: String) throws(CacheError) {
         for file in try FileSystem.entries(path) {
             let child = path + "/" + file
-            if try FileSystem.regularFileSize(child) == nil {
+            if try FileSystem.fileType(child) == .directory {
                 try removeTree(child)
             } else {
                 try FileSystem.unlink(child)

@@ -112,8 +112,14 @@ import Testing
         #expect(manager.createFile(atPath: broken + "/meta", contents: Data("presignd-cache-meta 1\n3:abc".utf8)))
         try manager.copyItem(
             atPath: directory, toPath: scratch.directory + "/objects/ab/" + String(repeating: "cd", count: 32))
+        // A symbolic link to a directory outside: removed as a link, what it points at is left alone.
+        let outside = scratch.scratch.path + "/outside"
+        try manager.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        #expect(manager.createFile(atPath: outside + "/precious", contents: Data("keep".utf8)))
+        try manager.createSymbolicLink(atPath: directory + "/" + tag + "-3", withDestinationPath: outside)
         let store = try scratch.open()
-        #expect(store.integrity == IntegrityReport(droppedObjects: 2, droppedFiles: 4, keptSlices: 2))
+        #expect(store.integrity == IntegrityReport(droppedObjects: 2, droppedFiles: 5, keptSlices: 2))
+        #expect(manager.fileExists(atPath: outside + "/precious"))
         #expect(try store.lookup(identity.name)?.presentSlices == [0, 2])
         #expect(try store.read(identity, index: 2, within: 0..<3 * 65536) == pattern(4, 131_072..<196_608))
     }

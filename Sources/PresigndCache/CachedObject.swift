@@ -8,6 +8,16 @@ public struct CachedObject: Sendable, Equatable {
     /// Present slice indexes, ascending.
     public var presentSlices: [Int]
 
+    public init(
+        identity: ObjectIdentity, stored: StoredResponse, layout: SliceLayout, validatedAt: Int, presentSlices: [Int]
+    ) {
+        self.identity = identity
+        self.stored = stored
+        self.layout = layout
+        self.validatedAt = validatedAt
+        self.presentSlices = presentSlices
+    }
+
     /// The slices of `slices` not present: what the connection fetches (`SliceLayout.upstreamRanges`).
     public func missing(_ slices: Range<Int>) -> [Int] {
         slices.filter { !presentSet.contains($0) }

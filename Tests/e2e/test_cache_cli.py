@@ -76,3 +76,21 @@ def test_cache_usage_mistakes(tmp_path):
     assert run("cache", "stats", "--config", config, "--prefix", "a/").returncode == 64
     result = run("cache", "stats", "--config", config, "--bucket", "nope")
     assert result.returncode == 78 and "no [bucket.cache]" in result.stderr
+
+
+def test_the_startup_log_says_the_cache_is_not_served(tmp_path):
+    text = '[server]\nlisten = ["127.0.0.1:0"]\nadmin_listen = ""\n' + CONFIG
+    daemon = subprocess.Popen([presignd_binary(), "run", "--config", write_config(tmp_path, text)],
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        lines = []
+        for line in daemon.stderr:
+            lines.append(line)
+            if "msg=Listening" in line:
+                break
+        warnings = [line for line in lines if "the cache is checked but not served yet" in line]
+        assert len(warnings) == 2, lines
+        assert all("level=warning" in line for line in warnings)
+    finally:
+        daemon.terminate()
+        daemon.wait(timeout=30)

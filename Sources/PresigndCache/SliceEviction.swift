@@ -6,7 +6,7 @@
 /// main directly. Main is a FIFO with reinsertion: a slice read since it was last examined gets another round.
 /// One-time scans (a big object read once) thus pass through the small queue without flushing what is reused.
 public struct SliceEviction<Item: Hashable & Sendable>: Sendable {
-    public let capacity: Int
+    public private(set) var capacity: Int
     public private(set) var totalSize = 0
 
     private enum Queue { case small, main }
@@ -48,6 +48,12 @@ public struct SliceEviction<Item: Hashable & Sendable>: Sendable {
             smallSize += size
         }
         totalSize += size
+        return evictOverCapacity()
+    }
+
+    /// A new capacity (a reload changed `max_size`); returns the slices to evict to fit it.
+    public mutating func resize(capacity: Int) -> [Item] {
+        self.capacity = capacity
         return evictOverCapacity()
     }
 

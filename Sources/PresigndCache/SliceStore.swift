@@ -13,7 +13,8 @@ import Synchronization
 /// each complete: a slice is written as `tmp-*`, synced, then renamed (write, then mark present).
 public final class SliceStore: Sendable {
     public let directory: String
-    public let maxSize: Int
+    /// `max_size` of the directory (changed by `resize`).
+    public var maxSize: Int { state.withLock { $0.eviction.capacity } }
     public let metrics: CacheMetrics
     private let lockDescriptor: Int32
     let state: Mutex<State>
@@ -37,7 +38,6 @@ public final class SliceStore: Sendable {
     /// `directoryLocked` when another process holds it.
     public init(directory: String, maxSize: Int, metrics: CacheMetrics = CacheMetrics()) throws(CacheError) {
         self.directory = directory
-        self.maxSize = maxSize
         self.metrics = metrics
         try FileSystem.makeDirectory(directory)
         lockDescriptor = try FileSystem.lockDirectory(directory)
@@ -60,6 +60,20 @@ public final class SliceStore: Sendable {
             throw error
         }
         emptyTrash()
+        metrics.setSize(state.withLock { $0.eviction.totalSize })
+    }
+
+    /// Applies a reloaded `max_size` to the open store (a reload keeps the store of a directory that stays: the
+    /// directory's lock belongs to it), evicting at once when it shrank.
+    public func resize(maxSize: Int) throws(CacheError) {
+        let root = objectsRoot
+        let evicted = try state.withLock { (state) throws(CacheError) -> Int in
+            let victims = state.eviction.resize(capacity: maxSize)
+            try Self.drop(victims, in: &state, root: root)
+            return victims.count
+        }
+        emptyTrash()
+        metrics.countEvictions(evicted)
         metrics.setSize(state.withLock { $0.eviction.totalSize })
     }
 
@@ -116,7 +130,7 @@ public final class SliceStore: Sendable {
     /// What the store holds, of the objects whose name `matches` (all by default).
     public func statistics(matching: (ObjectName) -> Bool = { _ in true }) -> StoreStatistics {
         state.withLock { state in
-            var statistics = StoreStatistics(capacity: maxSize)
+            var statistics = StoreStatistics(capacity: state.eviction.capacity)
             for entry in state.entries.values where matching(entry.meta.identity.name) {
                 statistics.objects += 1
                 statistics.slices += entry.present.count

@@ -115,6 +115,16 @@ import Testing
         #expect(files.filter { $0.contains("-") && !$0.contains("tmp") }.count == 4)
     }
 
+    @Test func aSmallerMaxSizeOnReloadEvictsAtOnce() throws {
+        let scratch = try ScratchStore()
+        let store = try scratch.open()
+        _ = try store.fill(photo, size: 6 * 65536, sliceSize: 65536, seed: 1)
+        try store.resize(maxSize: 2 * 65536)
+        #expect(store.maxSize == 2 * 65536 && store.statistics().bytes == 2 * 65536)
+        #expect(store.metrics.snapshot.evictions == 4 && store.metrics.snapshot.size == 2 * 65536)
+        #expect(try store.lookup(photo.name)?.presentSlices == [4, 5])
+    }
+
     @Test func anOpenSliceStaysReadableAfterItsObjectIsDropped() throws {
         let scratch = try ScratchStore()
         let store = try scratch.open()

@@ -235,7 +235,7 @@ grep -o '<Key>[^<]*</Key>' "$work/list.xml" || true
 grep -q '<Key>hello.txt</Key>' "$work/list.xml" || { cat "$work/list.xml"; fail "the listing does not show hello.txt"; }
 pass "the listing shows hello.txt"
 
-say "A presigned link from the admin API (POST /v1/presign; presign_api = "open": loopback clients, no token)"
+say "A presigned link from the admin API (POST /v1/presign; presign_api = 'open': loopback clients, no token)"
 show "curl -H 'Content-Type: application/json' -d '{\"bucket\":\"demo\",\"key\":\"hello.txt\",\"expires\":600}' $admin/v1/presign"
 curl -sS -fo "$work/presign.json" -H 'Content-Type: application/json' \
     -d '{"bucket":"demo","key":"hello.txt","expires":600}' "$admin/v1/presign" || fail "the presign API failed"

@@ -107,7 +107,8 @@ extension DaemonPlan {
                 allowedClients: server.allowedClients, spoolDirectory: server.spoolDirectory,
                 maxSpoolSize: server.maxSpoolSize,
                 adminAPI: AdminAPISettings(
-                    access: server.presignAPIAccess, tokenFile: server.adminTokenFile, corsAllowedOrigins: server.corsAllowedOrigins),
+                    access: server.presignAPIAccess, tokenFile: server.adminTokenFile,
+                    corsAllowedOrigins: server.corsAllowedOrigins),
                 tokens: configuration.tokens.sorted { $0.key < $1.key }.map {
                     ($0.key, Array($0.value.exposedValue.utf8))
                 }),

@@ -53,6 +53,7 @@ enum CheckConfigCommand {
         let server = configuration.server
         var lines = ["listen: " + server.listen.map(\.description).joined(separator: ", ")]
         lines.append("admin_listen: " + (server.adminListen?.description ?? "off"))
+        if let presign = server.presignAPISummary { lines.append(presign) }
         for name in configuration.upstreamNames {
             guard let upstream = configuration.upstreams[name] else { continue }
             lines.append(

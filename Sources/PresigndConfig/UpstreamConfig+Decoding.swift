@@ -34,26 +34,29 @@ extension UpstreamConfig {
         }
         var refreshing: RefreshingCredentialSource? = nil
         let credentials: UpstreamCredentials?
-        if reader.contains("credential_process") || reader.contains("credential_source") {
-            if reader.contains("credential_process") && reader.contains("credential_source") {
-                diagnostics.error(
-                    "set either credential_process or credential_source, not both",
-                    at: reader.keyPosition("credential_source"))
-            } else if reader.contains("credential_process") {
-                refreshing = CredentialProcessConfig.decode(
-                    reader: reader, configPath: configPath, environment: environment
-                ).map(RefreshingCredentialSource.process)
-            } else {
-                refreshing = RefreshingCredentialSource.decode(reader: reader, environment: environment)
-            }
+        if reader.contains("credential_source") {
+            let context = RefreshingCredentialSource.DecodingContext(
+                environment: environment, configPath: configPath, upstreamName: name,
+                awsRegion: provider == .s3 ? region : nil)
+            refreshing = RefreshingCredentialSource.decode(reader: reader, context: context)
             // Fetched by the daemon, never at load: check-config runs no process and makes no request.
-            let source = reader.contains("credential_process") ? "credential_process" : "credential_source"
-            credentials = UpstreamCredentials(accessKeyID: "", secretAccessKey: Secret(""), source: source)
+            credentials = UpstreamCredentials(accessKeyID: "", secretAccessKey: Secret(""), source: "credential_source")
+        } else if reader.contains("credential_process") {
+            refreshing = CredentialProcessConfig.decode(
+                reader: reader, configPath: configPath, environment: environment
+            ).map(RefreshingCredentialSource.process)
+            credentials = UpstreamCredentials(
+                accessKeyID: "", secretAccessKey: Secret(""), source: "credential_process")
         } else {
             if reader.contains("credential_process_timeout") {
                 diagnostics.error(
                     "credential_process_timeout needs credential_process",
                     at: reader.keyPosition("credential_process_timeout"))
+            }
+            for key in RefreshingCredentialSource.roleKeys where reader.contains(key) {
+                diagnostics.error(
+                    "\(key) needs credential_source (\"assume_role\", \"web_identity\", …)",
+                    at: reader.keyPosition(key))
             }
             credentials = CredentialResolver(
                 reader: reader, upstreamName: name, environment: environment, configPath: configPath

@@ -1,0 +1,305 @@
+import PresigndSigV4
+
+/// Reading `credential_source` and the keys that go with it from an upstream table.
+extension RefreshingCredentialSource {
+    static let keys = ["credential_source"] + roleKeys
+    /// The keys of `assume_role` and `web_identity` (and `credentials_ca_file`, also for an https container URI).
+    static let roleKeys = [
+        "role_arn", "role_session_name", "external_id", "duration", "source", "web_identity_token_file",
+        "sts_endpoint", "sts_region", "credentials_ca_file",
+    ]
+    static let kinds = ["container", "imds", "assume_role", "web_identity", "chain"]
+    /// `source` of an assumed role: `keys` is the table's own keys (inline, files, `credentials_profile` or the
+    /// `AWS_*` environment, as for static upstreams).
+    static let roleSources = ["keys", "credential_process", "container", "imds", "web_identity", "chain"]
+
+    /// What the loader knows besides the table.
+    struct DecodingContext {
+        var environment: [String: String]
+        var configPath: String
+        var upstreamName: String
+        /// The upstream's region when it is an AWS one (provider `s3`), the STS region's default.
+        var awsRegion: String?
+    }
+
+    /// `credential_source = "…"`; nil with errors reported when a key is wrong, is combined with keys of another
+    /// source, or the environment lacks what the source needs.
+    static func decode(reader: TableReader, context: DecodingContext) -> RefreshingCredentialSource? {
+        let diagnostics = reader.diagnostics
+        guard let source = reader.string("credential_source") else { return nil }
+        guard kinds.contains(source.value) else {
+            diagnostics.error(
+                "invalid credential_source '\(source.value)'; expected one of: "
+                    + kinds.map { "\"\($0)\"" }.joined(separator: ", "), at: source.position)
+            return nil
+        }
+        let roleSource = reader.string("source")
+        let usesRoleKeys = ["assume_role", "web_identity"].contains(source.value)
+        // credentials_ca_file also verifies an https container URI, and the chain's STS and container calls.
+        for key in roleKeys where reader.contains(key) && !usesRoleKeys && key != "credentials_ca_file" {
+            diagnostics.error(
+                "\(key) is for credential_source = \"assume_role\" or \"web_identity\"", at: reader.keyPosition(key))
+            return nil
+        }
+        if source.value != "assume_role", let roleSource {
+            diagnostics.error("source is for credential_source = \"assume_role\"", at: roleSource.position)
+            return nil
+        }
+        if source.value == "web_identity", reader.contains("external_id") {
+            diagnostics.error(
+                "external_id is for credential_source = \"assume_role\"", at: reader.keyPosition("external_id"))
+            return nil
+        }
+        // The table's own keys sign an AssumeRole whose source is `keys` or `credential_process`; nothing else
+        // combines with credential_source.
+        let ownKeys = source.value == "assume_role" ? roleSource?.value ?? "keys" : nil
+        let forbidden =
+            (ownKeys == "keys" ? [] : CredentialResolver.keys)
+            + (ownKeys == "credential_process" ? [] : CredentialProcessConfig.keys)
+        for key in forbidden where reader.contains(key) {
+            diagnostics.error(
+                "\(key) cannot be combined with credential_source = \"\(source.value)\""
+                    + (source.value == "assume_role" ? " and source = \"\(ownKeys ?? "keys")\"" : ""),
+                at: reader.keyPosition(key))
+            return nil
+        }
+        let caFile = reader.string("credentials_ca_file").map {
+            FileReader.resolve($0.value, relativeTo: context.configPath)
+        }
+        if let caFile, let problem = FileReader.readabilityProblem(caFile) {
+            diagnostics.error(
+                "cannot read credentials_ca_file '\(caFile)': \(problem.reason)",
+                at: reader.keyPosition("credentials_ca_file"))
+            return nil
+        }
+        let environment = context.environment
+        switch source.value {
+        case "assume_role":
+            guard let sts = decodeSTS(reader: reader, context: context, caFile: caFile),
+                let role = decodeRole(reader: reader, context: context, requiresARN: true)
+            else { return nil }
+            let sourceKind = roleSource?.value ?? "keys"
+            let inner: RefreshingCredentialSource?
+            switch sourceKind {
+            case "keys":
+                inner = CredentialResolver(
+                    reader: reader, upstreamName: context.upstreamName, environment: environment,
+                    configPath: context.configPath
+                ).resolve().map(RefreshingCredentialSource.staticKeys)
+            case "credential_process":
+                guard reader.contains("credential_process") else {
+                    diagnostics.error(
+                        "source = \"credential_process\" needs credential_process in the same table",
+                        at: roleSource?.position ?? source.position)
+                    return nil
+                }
+                inner = CredentialProcessConfig.decode(
+                    reader: reader, configPath: context.configPath, environment: environment
+                ).map(RefreshingCredentialSource.process)
+            case "container", "imds", "web_identity", "chain":
+                switch fromEnvironment(sourceKind, environment: environment, sts: sts, caFile: caFile) {
+                case .success(let found): inner = found
+                case .failure(let error):
+                    diagnostics.error(
+                        "source = \"\(sourceKind)\": \(error.reason)", at: roleSource?.position ?? source.position)
+                    return nil
+                }
+            default:
+                diagnostics.error(
+                    "invalid source '\(sourceKind)'; expected one of: "
+                        + roleSources.map { "\"\($0)\"" }.joined(separator: ", "),
+                    at: roleSource?.position ?? source.position)
+                return nil
+            }
+            guard let inner else { return nil }
+            return .assumeRole(
+                AssumeRoleConfig(
+                    roleARN: role.arn, sessionName: role.sessionName,
+                    externalID: reader.string("external_id").map { Secret($0.value) },
+                    durationSeconds: role.durationSeconds, sts: sts, source: inner))
+        case "web_identity":
+            guard let sts = decodeSTS(reader: reader, context: context, caFile: caFile),
+                let role = decodeRole(reader: reader, context: context, requiresARN: false)
+            else { return nil }
+            let file = reader.string("web_identity_token_file").map {
+                FileReader.resolve($0.value, relativeTo: context.configPath)
+            }
+            guard let tokenFile = file ?? nonEmpty(environment["AWS_WEB_IDENTITY_TOKEN_FILE"]) else {
+                diagnostics.error(
+                    "credential_source = \"web_identity\" needs web_identity_token_file, or "
+                        + "AWS_WEB_IDENTITY_TOKEN_FILE in presignd's environment (EKS IRSA sets it)",
+                    at: source.position)
+                return nil
+            }
+            guard !role.arn.isEmpty else {
+                diagnostics.error(
+                    "credential_source = \"web_identity\" needs role_arn, or AWS_ROLE_ARN in presignd's environment",
+                    at: source.position)
+                return nil
+            }
+            return .webIdentity(
+                WebIdentityConfig(
+                    tokenFile: tokenFile, roleARN: role.arn, sessionName: role.sessionName,
+                    durationSeconds: role.durationSeconds, sts: sts))
+        default:
+            let sts = decodeSTS(reader: reader, context: context, caFile: caFile)
+            switch fromEnvironment(source.value, environment: environment, sts: sts, caFile: caFile) {
+            case .success(let found): return found
+            case .failure(let error):
+                diagnostics.error("credential_source = \"\(source.value)\": \(error.reason)", at: source.position)
+                return nil
+            }
+        }
+    }
+
+    /// `container`, `imds`, `web_identity` and `chain` as the AWS SDKs configure them: from the environment.
+    static func fromEnvironment(
+        _ kind: String, environment: [String: String], sts: STSEndpoint?, caFile: String?
+    ) -> Result<RefreshingCredentialSource, AddressSyntaxError> {
+        switch kind {
+        case "container":
+            return ContainerCredentialsConfig.fromEnvironment(environment).map { config in
+                var config = config
+                if config.endpoint.usesTLS, let caFile { config.endpoint.caFile = caFile }
+                return .container(config)
+            }
+        case "imds":
+            return instanceMetadata(environment: environment).map(RefreshingCredentialSource.instanceMetadata)
+        case "web_identity":
+            guard let file = nonEmpty(environment["AWS_WEB_IDENTITY_TOKEN_FILE"]),
+                let arn = nonEmpty(environment["AWS_ROLE_ARN"])
+            else {
+                return .failure(
+                    .init("AWS_WEB_IDENTITY_TOKEN_FILE and AWS_ROLE_ARN must be set in presignd's environment"))
+            }
+            let stsEndpoint = sts ?? STSEndpoint.fromEnvironment(environment, awsRegion: nil, caFile: caFile)
+            return .success(
+                .webIdentity(
+                    WebIdentityConfig(
+                        tokenFile: file, roleARN: arn,
+                        sessionName: nonEmpty(environment["AWS_ROLE_SESSION_NAME"]) ?? STSEndpoint.defaultSessionName,
+                        durationSeconds: STSEndpoint.defaultDurationSeconds, sts: stsEndpoint)))
+        default:
+            let stsEndpoint = sts ?? STSEndpoint.fromEnvironment(environment, awsRegion: nil, caFile: caFile)
+            return CredentialChain.resolve(environment: environment, sts: stsEndpoint, caFile: caFile).map(
+                RefreshingCredentialSource.chain)
+        }
+    }
+
+    /// IMDSv2 at `AWS_EC2_METADATA_SERVICE_ENDPOINT` or 169.254.169.254, unless `AWS_EC2_METADATA_DISABLED`.
+    static func instanceMetadata(environment: [String: String]) -> Result<MetadataEndpoint, AddressSyntaxError> {
+        if environment["AWS_EC2_METADATA_DISABLED"]?.lowercased() == "true" {
+            return .failure(.init("AWS_EC2_METADATA_DISABLED=true in presignd's environment"))
+        }
+        guard let text = nonEmpty(environment["AWS_EC2_METADATA_SERVICE_ENDPOINT"]) else {
+            return .success(MetadataEndpoint(host: "169.254.169.254", port: 80))
+        }
+        var trimmed = text
+        while trimmed.hasSuffix("/") { trimmed.removeLast() }
+        guard trimmed.hasPrefix("http://"), case .success(let endpoint) = Endpoint.parse(trimmed) else {
+            return .failure(.init("AWS_EC2_METADATA_SERVICE_ENDPOINT must be http://HOST[:PORT], got '\(text)'"))
+        }
+        return .success(MetadataEndpoint(host: endpoint.host, port: endpoint.port))
+    }
+
+    /// `role_arn` (or `AWS_ROLE_ARN` when not required in the table), `role_session_name`, `duration`.
+    private static func decodeRole(reader: TableReader, context: DecodingContext, requiresARN: Bool) -> (
+        arn: String, sessionName: String, durationSeconds: Int
+    )? {
+        let diagnostics = reader.diagnostics
+        let written = reader.string("role_arn")
+        if requiresARN && written == nil {
+            if !reader.contains("role_arn") {
+                diagnostics.error(
+                    "credential_source = \"assume_role\" needs role_arn", at: reader.keyPosition("credential_source"))
+            }
+            return nil
+        }
+        let arn = written?.value ?? nonEmpty(context.environment["AWS_ROLE_ARN"]) ?? ""
+        if !arn.isEmpty && !STSEndpoint.isRoleARN(arn) {
+            diagnostics.error(
+                "role_arn '\(arn)' is not a role ARN (arn:aws:iam::ACCOUNT:role/NAME)",
+                at: written?.position ?? reader.table.position)
+            return nil
+        }
+        let session = reader.string("role_session_name")
+        let sessionName =
+            session?.value ?? (requiresARN ? nil : nonEmpty(context.environment["AWS_ROLE_SESSION_NAME"]))
+            ?? STSEndpoint.defaultSessionName
+        guard STSEndpoint.isSessionName(sessionName) else {
+            diagnostics.error(
+                "role_session_name must be 2 to 64 characters of letters, digits and _+=,.@-",
+                at: session?.position ?? reader.table.position)
+            return nil
+        }
+        if let external = reader.string("external_id"), !(2...1224).contains(external.value.utf8.count) {
+            diagnostics.error("external_id must be 2 to 1224 characters", at: external.position)
+            return nil
+        }
+        var duration = STSEndpoint.defaultDurationSeconds
+        if reader.contains("duration") {
+            guard let value = reader.duration("duration", in: STSEndpoint.durations) else { return nil }
+            duration = value.milliseconds / 1000
+        }
+        return (arn, sessionName, duration)
+    }
+
+    /// `sts_endpoint`, `sts_region`: nil with errors reported when malformed.
+    private static func decodeSTS(reader: TableReader, context: DecodingContext, caFile: String?) -> STSEndpoint? {
+        let diagnostics = reader.diagnostics
+        var sts = STSEndpoint.fromEnvironment(context.environment, awsRegion: context.awsRegion, caFile: caFile)
+        if let region = reader.string("sts_region") {
+            guard !region.value.isEmpty, region.value.utf8.count <= 64,
+                region.value.utf8.allSatisfy({ ASCIIClass.isAlphanumeric($0) || $0 == UInt8(ascii: "-") })
+            else {
+                diagnostics.error("invalid sts_region '\(region.value)'", at: region.position)
+                return nil
+            }
+            sts.region = region.value
+            if nonEmpty(context.environment["AWS_ENDPOINT_URL_STS"]) == nil {
+                sts.endpoint = STSEndpoint.regional(region.value)
+            }
+        }
+        if let written = reader.string("sts_endpoint") {
+            var text = written.value
+            while text.hasSuffix("/") { text.removeLast() }
+            switch Endpoint.parse(text) {
+            case .success(let endpoint):
+                sts.endpoint = endpoint
+                if endpoint.scheme == .http {
+                    diagnostics.warning(
+                        "sts_endpoint uses http://: the STS answer carries secret keys (use only for local test "
+                            + "servers)", at: written.position)
+                }
+            case .failure(let error):
+                diagnostics.error("invalid sts_endpoint '\(written.value)': \(error.reason)", at: written.position)
+                return nil
+            }
+        }
+        return sts
+    }
+}
+
+extension STSEndpoint {
+    /// The SDKs' defaults: `AWS_ENDPOINT_URL_STS`, the region from the upstream, `AWS_REGION`, `AWS_DEFAULT_REGION`
+    /// or us-east-1, the regional endpoint; the CA bundle from `AWS_CA_BUNDLE`.
+    static func fromEnvironment(_ environment: [String: String], awsRegion: String?, caFile: String?) -> STSEndpoint {
+        let region =
+            awsRegion ?? nonEmpty(environment["AWS_REGION"]) ?? nonEmpty(environment["AWS_DEFAULT_REGION"])
+            ?? "us-east-1"
+        var endpoint = regional(region)
+        if let text = nonEmpty(environment["AWS_ENDPOINT_URL_STS"]) {
+            var trimmed = text
+            while trimmed.hasSuffix("/") { trimmed.removeLast() }
+            if case .success(let parsed) = Endpoint.parse(trimmed) { endpoint = parsed }
+        }
+        return STSEndpoint(
+            endpoint: endpoint, region: region, caFile: caFile ?? nonEmpty(environment["AWS_CA_BUNDLE"]))
+    }
+}
+
+/// A set, non-empty environment value.
+func nonEmpty(_ value: String?) -> String? {
+    guard let value, !value.isEmpty else { return nil }
+    return value
+}

@@ -42,20 +42,9 @@ enum PresignRequestJSON {
                 request.responseOverrides.append((name, value))
             }
         }
-        switch object["expires"] {
-        case nil, .null?: break
-        case .number(let text)?:
-            guard let seconds = JSONObject.integer(text) else {
-                return .failure(.invalid("expires", "expires must be a whole number of seconds"))
-            }
-            request.expires = seconds
-        case .string(let text)?:
-            guard let seconds = parseDuration(text) else {
-                return .failure(.invalid("expires", "expires must be seconds or a duration such as \"15m\""))
-            }
-            request.expires = seconds
-        case .bool?:
-            return .failure(.invalid("expires", "expires must be a number of seconds"))
+        switch seconds(object, "expires") {
+        case .failure(let failure): return .failure(failure)
+        case .success(let value): request.expires = value
         }
         switch object["content_length"] {
         case nil, .null?: break
@@ -68,6 +57,25 @@ enum PresignRequestJSON {
             return .failure(.invalid("content_length", "content_length must be a number"))
         }
         return .success(request)
+    }
+
+    /// A lifetime member (`expires`, `ttl`): a number of seconds or a duration string; nil when absent.
+    static func seconds(_ object: JSONObject, _ field: String) -> Result<Int?, PresignFailure> {
+        switch object[field] {
+        case nil, .null?: return .success(nil)
+        case .number(let text)?:
+            guard let seconds = JSONObject.integer(text) else {
+                return .failure(.invalid(field, "\(field) must be a whole number of seconds"))
+            }
+            return .success(seconds)
+        case .string(let text)?:
+            guard let seconds = parseDuration(text) else {
+                return .failure(.invalid(field, "\(field) must be seconds or a duration such as \"15m\""))
+            }
+            return .success(seconds)
+        case .bool?, .strings?:
+            return .failure(.invalid(field, "\(field) must be a number of seconds"))
+        }
     }
 
     /// `3600`, `"3600"`, `"30s"`, `"15m"`, `"1h30m"`, `"7d"` → whole seconds.

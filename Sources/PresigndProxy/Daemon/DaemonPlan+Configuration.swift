@@ -112,7 +112,7 @@ extension DaemonPlan {
             workers: server.workers, shutdownTimeoutMilliseconds: server.shutdownTimeout.milliseconds,
             unixSocketMode: server.unixSocketMode, summary: summary, descriptors: descriptors,
             maxSpoolTotal: server.maxSpoolTotal ?? SpoolBudget.automaticLimit(directory: server.spoolDirectory),
-            refreshingCredentials: refreshingCredentials)
+            refreshingCredentials: refreshingCredentials, configuration: configuration)
     }
 
     /// The descriptors the configuration needs within `limit`, and `max_connections` (configured, or the most that

@@ -221,7 +221,9 @@ import Testing
             "session_token", "credentials_profile", "credentials_file", "name", "upstream", "mount", "access",
             "allowed_prefixes", "allowed_methods", "max_upload_size", "redirect", "redirect_expires",
             "max_presign_expiry", "plus_in_path_is_space", "allowed_actions", "denied_actions", "allow", "file",
-            "credential_process", "credential_process_timeout", "credential_source",
+            "credential_process", "credential_process_timeout", "credential_source", "role_arn", "role_session_name",
+            "external_id", "duration", "source", "web_identity_token_file", "sts_region", "sts_endpoint",
+            "credentials_ca_file",
         ]
         for key in keys { #expect(text.contains("\(key) = "), "example lacks \(key)") }
     }

@@ -17,51 +17,23 @@ import pytest
 
 from conftest import require_presignd_binary
 from harness.presignd import Presignd, PresigndConfig
+from test_credentials_mint import ACCOUNT, CONFIG, PARENT_KEY, PARENT_SECRET, b64url_decode
 
-ACCOUNT = "023e105f4ecef8ad9ca31a8372d0c353"
-PARENT_KEY = "PARENTKEYID0123456789"
-PARENT_SECRET = "parent-secret-access-key-for-the-api-test"
 TOKEN = "admin-token-for-the-credentials-api"
 
 
 class R2Config(PresigndConfig):
+    """test_credentials_mint's configuration with the admin listener, its token, and a bucket only uid 4242 may
+    use."""
+
     def __init__(self, token_file: str):
         super().__init__(upstreams=[], buckets=[])
         self.token_file = token_file
 
     def render(self) -> str:
-        return f"""
-[server]
-listen = ["127.0.0.1:0"]
-admin_listen = "127.0.0.1:0"
-admin_token_file = "{self.token_file}"
-
-[upstream.r2]
-provider = "r2"
-account_id = "{ACCOUNT}"
-access_key_id = "{PARENT_KEY}"
-secret_access_key = "{PARENT_SECRET}"
-
-[[bucket]]
-name = "media"
-upstream = "r2"
-access = "read-write"
-
-[[bucket]]
-name = "archive"
-upstream = "r2"
-
-[[bucket]]
-name = "uploads"
-upstream = "r2"
-access = "read-write"
-allowed_prefixes = ["users/"]
-
-[[bucket]]
-name = "private"
-upstream = "r2"
-allow = ["uid:4242"]
-"""
+        admin = f'admin_listen = "127.0.0.1:0"\nadmin_token_file = "{self.token_file}"'
+        return (CONFIG.replace('admin_listen = ""', admin)
+                + '\n[[bucket]]\nname = "private"\nupstream = "r2"\nallow = ["uid:4242"]\n')
 
 
 @pytest.fixture(scope="module")
@@ -90,10 +62,6 @@ def post(daemon, body, token: str | None = TOKEN) -> tuple[int, dict]:
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read())
-
-
-def b64url_decode(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
 def test_mints_scoped_keys_that_match_an_independent_derivation(daemon):

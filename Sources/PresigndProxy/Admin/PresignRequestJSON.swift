@@ -13,7 +13,9 @@ enum PresignRequestJSON {
             + PresignService.responseOverrideNames.map(PresignService.fieldName(query:)))
     static let knownFields: Set<String> = stringFields.union(["expires", "content_length"])
 
-    static func decode(_ body: [UInt8]) -> Result<PresignRequest, PresignFailure> {
+    /// An API body as a JSON object with only `knownFields` (a misspelt option must not silently broaden what is
+    /// granted), or the refusal naming the field.
+    static func object(_ body: [UInt8], knownFields: Set<String>) -> Result<JSONObject, PresignFailure> {
         let object: JSONObject
         do {
             object = try JSONObject.parse(body)
@@ -24,6 +26,15 @@ enum PresignRequestJSON {
         }
         for name in object.names where !knownFields.contains(name) {
             return .failure(.invalid(name, "unknown field '\(name)'"))
+        }
+        return .success(object)
+    }
+
+    static func decode(_ body: [UInt8]) -> Result<PresignRequest, PresignFailure> {
+        let object: JSONObject
+        switch Self.object(body, knownFields: knownFields) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let parsed): object = parsed
         }
         var strings: [String: String] = [:]
         for name in stringFields {

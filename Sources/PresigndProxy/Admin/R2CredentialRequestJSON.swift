@@ -13,15 +13,9 @@ enum R2CredentialRequestJSON {
 
     static func decode(_ body: [UInt8]) -> Result<R2CredentialRequest, PresignFailure> {
         let object: JSONObject
-        do {
-            object = try JSONObject.parse(body)
-        } catch {
-            return .failure(
-                PresignFailure(
-                    status: 400, code: "MalformedJSON", field: error.field ?? "", message: error.message))
-        }
-        for name in object.names where !knownFields.contains(name) {
-            return .failure(.invalid(name, "unknown field '\(name)'"))
+        switch PresignRequestJSON.object(body, knownFields: knownFields) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let parsed): object = parsed
         }
         guard case .string(let bucket)? = object["bucket"], !bucket.isEmpty else {
             return .failure(.invalid("bucket", "bucket is required (a string)"))

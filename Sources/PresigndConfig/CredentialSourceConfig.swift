@@ -32,19 +32,6 @@ public indirect enum RefreshingCredentialSource: Sendable, Hashable, CustomStrin
         case .staticKeys(let credentials): credentials.source
         }
     }
-
-    /// The kind, for metrics and the log's `credentials.provider`.
-    public var kind: String {
-        switch self {
-        case .process: "credential_process"
-        case .container: "container"
-        case .instanceMetadata: "imds"
-        case .assumeRole: "assume_role"
-        case .webIdentity: "web_identity"
-        case .chain(let chain): "chain:" + chain.selected.kind
-        case .staticKeys: "static"
-        }
-    }
 }
 
 /// A credentials endpoint: plain HTTP to a link-local or loopback address, or HTTPS (a container `FULL_URI`).

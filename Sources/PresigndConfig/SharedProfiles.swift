@@ -8,11 +8,13 @@ struct SharedProfiles {
     /// The files looked at, for messages.
     var paths: String
 
-    /// Missing or unreadable files count as empty (the chain then moves on, as the SDKs do).
-    static func load(environment: [String: String]) -> SharedProfiles {
+    /// Missing or unreadable files count as empty (the chain then moves on, as the SDKs do). `credentialsFile`
+    /// (an upstream's `credentials_file`) replaces the credentials file's default location.
+    static func load(environment: [String: String], credentialsFile: String? = nil) -> SharedProfiles {
         let home = nonEmpty(environment["HOME"])
         let credentials =
-            nonEmpty(environment["AWS_SHARED_CREDENTIALS_FILE"]) ?? home.map { $0 + "/.aws/credentials" }
+            credentialsFile ?? nonEmpty(environment["AWS_SHARED_CREDENTIALS_FILE"])
+            ?? home.map { $0 + "/.aws/credentials" }
         let config = nonEmpty(environment["AWS_CONFIG_FILE"]) ?? home.map { $0 + "/.aws/config" }
         var merged: [String: [String: String]] = [:]
         for path in [config, credentials].compactMap({ $0 }) {

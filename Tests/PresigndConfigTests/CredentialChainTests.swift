@@ -62,6 +62,35 @@ import Testing
         #expect(keys.accessKeyID == "AKIDBASE" && keys.source == "profile base")
     }
 
+    @Test func credentialsProfileNamingARoleProfileAssumesTheRole() throws {
+        let directory = try TemporaryDirectory()
+        let credentials = try directory.write(
+            "credentials", "[base]\naws_access_key_id = AKIDBASE\naws_secret_access_key = base-secret\n")
+        let config = try directory.write(
+            "config", "[profile app]\nrole_arn = arn:aws:iam::123456789012:role/app\nsource_profile = base\n")
+        let text = CredentialProcessConfigTests.upstream(
+            "credentials_profile = \"app\"\ncredentials_file = \"\(credentials)\"")
+        let upstream = try #require(loaded(text, environment: ["AWS_CONFIG_FILE": config])?.upstreams["store"])
+        guard case .assumeRole(let role)? = upstream.refreshingCredentials, case .staticKeys(let keys) = role.source
+        else {
+            Issue.record("not an assumed role: \(String(describing: upstream.refreshingCredentials))")
+            return
+        }
+        #expect(role.roleARN == "arn:aws:iam::123456789012:role/app" && keys.accessKeyID == "AKIDBASE")
+        #expect(upstream.credentials.source == "credentials_profile")
+        // A profile of plain keys stays static, as before.
+        let plain = CredentialProcessConfigTests.upstream(
+            "credentials_profile = \"base\"\ncredentials_file = \"\(credentials)\"")
+        let base = try #require(loaded(plain, environment: ["AWS_CONFIG_FILE": config])?.upstreams["store"])
+        #expect(base.refreshingCredentials == nil && base.credentials.accessKeyID == "AKIDBASE")
+        let broken = try directory.write("broken", "[profile app]\nrole_arn = arn:aws:iam::123456789012:role/app\n")
+        #expect(
+            described(errors(text, environment: ["AWS_CONFIG_FILE": broken]))
+                == [
+                    "4:23: profile 'app': role_arn needs source_profile, credential_source or web_identity_token_file"
+                ])
+    }
+
     @Test func aProfileWithCredentialProcess() throws {
         let directory = try TemporaryDirectory()
         let config = try directory.write("config", "[default]\ncredential_process = /bin/echo '{}'\n")

@@ -156,3 +156,24 @@ def test_three_refreshes_of_assume_role_and_web_identity_without_a_failed_or_wai
     finally:
         daemon.stop()
         broker.stop()
+
+
+def test_the_chain_assumes_the_role_its_profile_names(tmp_path, moto):
+    """`chain`: no environment keys, so the profile wins; its ~/.aws/config section assumes the role with the
+    source profile's keys from ~/.aws/credentials (as the AWS CLI reads them), through moto's STS."""
+    (tmp_path / "credentials").write_text(
+        f"[base]\naws_access_key_id = {moto.access_key_id}\naws_secret_access_key = {moto.secret_access_key}\n")
+    (tmp_path / "config").write_text(
+        f"[profile app]\nrole_arn = {ROLE_ARN}\nsource_profile = base\nrole_session_name = from-profile\n")
+    env = clean_env(AWS_PROFILE="app", AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "credentials"),
+                    AWS_CONFIG_FILE=str(tmp_path / "config"), AWS_ENDPOINT_URL_STS=moto.endpoint)
+    config = UpstreamsConfig(moto.endpoint, {"moto": {"credential_source": "chain"}}, {"data": "moto"})
+    daemon = start(tmp_path, config, env)
+    try:
+        status, body, _ = get(daemon.endpoint + "/data/object.txt")
+        assert (status, body) == (200, b"object body"), body
+        logs = daemon.log_text()
+        assert "credentials.provider=chain:profile " in logs, logs
+        assert moto.secret_access_key not in logs
+    finally:
+        daemon.stop()

@@ -62,11 +62,12 @@ struct WebIdentityProvider: CredentialProvider {
     }
 }
 
-/// The SDKs' chain: the link resolved at load (`CredentialChain`) fetches; its kind says which link won.
+/// The SDKs' chain: the link resolved at load (`CredentialChain`) fetches; its kind says which link won
+/// (`chain:container`; a profile as `chain:profile`, a label without the profile's name).
 struct ChainProvider: CredentialProvider {
     var chain: CredentialChain
     var provider: any CredentialProvider
-    var kind: String { "chain:" + chain.winner }
+    var kind: String { "chain:" + (chain.winner.split(separator: " ").first.map(String.init) ?? chain.winner) }
 
     func fetch() -> CredentialFetchOutcome {
         var outcome = provider.fetch()

@@ -12,6 +12,11 @@ public struct CredentialChain: Sendable, Hashable {
         public var name: String
         public var finding: String
 
+        public init(name: String, finding: String) {
+            self.name = name
+            self.finding = finding
+        }
+
         public var description: String { "\(name): \(finding)" }
     }
 
@@ -21,6 +26,12 @@ public struct CredentialChain: Sendable, Hashable {
     public var winner: String
     /// Its source.
     public var selected: RefreshingCredentialSource
+
+    public init(steps: [Step], winner: String, selected: RefreshingCredentialSource) {
+        self.steps = steps
+        self.winner = winner
+        self.selected = selected
+    }
 
     static func resolve(
         environment: [String: String], sts: STSEndpoint, caFile: String?

@@ -75,9 +75,11 @@ extension RefreshingCredentialSource {
         let environment = context.environment
         switch source.value {
         case "assume_role":
-            guard let sts = decodeSTS(reader: reader, context: context, caFile: caFile),
-                let role = decodeRole(reader: reader, context: context, requiresARN: true)
-            else { return nil }
+            // Both read first, so every mistake among them is reported at once.
+            let sts = decodeSTS(reader: reader, context: context, caFile: caFile)
+            guard let role = decodeRole(reader: reader, context: context, requiresARN: true), let sts else {
+                return nil
+            }
             let sourceKind = roleSource?.value ?? "keys"
             let inner: RefreshingCredentialSource?
             switch sourceKind {
@@ -118,9 +120,11 @@ extension RefreshingCredentialSource {
                     externalID: reader.string("external_id").map { Secret($0.value) },
                     durationSeconds: role.durationSeconds, sts: sts, source: inner))
         case "web_identity":
-            guard let sts = decodeSTS(reader: reader, context: context, caFile: caFile),
-                let role = decodeRole(reader: reader, context: context, requiresARN: false)
-            else { return nil }
+            // Both read first, so every mistake among them is reported at once.
+            let sts = decodeSTS(reader: reader, context: context, caFile: caFile)
+            guard let role = decodeRole(reader: reader, context: context, requiresARN: false), let sts else {
+                return nil
+            }
             let file = reader.string("web_identity_token_file").map {
                 FileReader.resolve($0.value, relativeTo: context.configPath)
             }

@@ -1,13 +1,22 @@
 import PresigndSigV4
 
-/// Credentials the daemon fetches and refreshes instead of reading them from the configuration.
-public enum RefreshingCredentialSource: Sendable, Hashable, CustomStringConvertible {
+/// Credentials the daemon fetches and refreshes instead of reading them from the configuration. Indirect: a role
+/// is assumed with another source's keys.
+public indirect enum RefreshingCredentialSource: Sendable, Hashable, CustomStringConvertible {
     /// `credential_process`.
     case process(CredentialProcessConfig)
     /// `credential_source = "container"`: the ECS / EKS Pod Identity credentials endpoint.
     case container(ContainerCredentialsConfig)
     /// `credential_source = "imds"`: EC2 instance metadata, IMDSv2 only.
     case instanceMetadata(MetadataEndpoint)
+    /// `credential_source = "assume_role"`: STS `AssumeRole`, signed with `source`'s keys.
+    case assumeRole(AssumeRoleConfig)
+    /// `credential_source = "web_identity"`: STS `AssumeRoleWithWebIdentity` with a token file (EKS IRSA).
+    case webIdentity(WebIdentityConfig)
+    /// `credential_source = "chain"`: the first source the AWS SDKs' chain finds configured.
+    case chain(CredentialChain)
+    /// Keys that do not change (the environment or a profile), as the source of an assumed role or a chain.
+    case staticKeys(UpstreamCredentials)
 
     /// The provider's name, for logs, metrics and `check-config` (never a secret).
     public var description: String {
@@ -15,21 +24,35 @@ public enum RefreshingCredentialSource: Sendable, Hashable, CustomStringConverti
         case .process(let config): config.description
         case .container(let config): "container credentials \(config.endpoint)\(config.path)"
         case .instanceMetadata(let endpoint): "instance metadata (IMDSv2) \(endpoint)"
+        case .assumeRole(let config):
+            "assume_role \(config.roleARN) via STS \(config.sts) with keys from \(config.source)"
+        case .webIdentity(let config):
+            "web_identity \(config.roleARN) with the token in \(config.tokenFile) via STS \(config.sts)"
+        case .chain(let chain): "chain: \(chain.winner) won (\(chain.selected))"
+        case .staticKeys(let credentials): credentials.source
         }
     }
 }
 
-/// A plain-HTTP endpoint on a link-local or loopback address.
+/// A credentials endpoint: plain HTTP to a link-local or loopback address, or HTTPS (a container `FULL_URI`).
 public struct MetadataEndpoint: Sendable, Hashable, CustomStringConvertible {
     public var host: String
     public var port: Int
+    /// HTTPS, verified against `caFile` or the system store.
+    public var usesTLS: Bool
+    /// `credentials_ca_file` or `AWS_CA_BUNDLE`, for HTTPS.
+    public var caFile: String?
 
-    public init(host: String, port: Int) {
+    public init(host: String, port: Int, usesTLS: Bool = false, caFile: String? = nil) {
         self.host = host
         self.port = port
+        self.usesTLS = usesTLS
+        self.caFile = caFile
     }
 
-    public var description: String { "http://" + (host.contains(":") ? "[\(host)]" : host) + ":\(port)" }
+    public var description: String {
+        (usesTLS ? "https://" : "http://") + (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
+    }
 }
 
 /// The container credentials endpoint and its authorization, from the AWS SDKs' environment variables.
@@ -58,24 +81,30 @@ public struct ContainerCredentialsConfig: Sendable, Hashable {
                 endpoint: MetadataEndpoint(host: ecsHost, port: 80),
                 path: relative.hasPrefix("/") ? relative : "/" + relative)
         } else if let full = environment["AWS_CONTAINER_CREDENTIALS_FULL_URI"], !full.isEmpty {
-            guard full.hasPrefix("http://") else {
-                return .failure(
-                    .init("AWS_CONTAINER_CREDENTIALS_FULL_URI must be an http:// URL (https is not supported)"))
+            // The SDKs take any https:// host; plain http:// only to the agents' link-local addresses or loopback.
+            let usesTLS = full.hasPrefix("https://")
+            guard usesTLS || full.hasPrefix("http://") else {
+                return .failure(.init("AWS_CONTAINER_CREDENTIALS_FULL_URI must be an http:// or https:// URL"))
             }
-            let rest = full.dropFirst("http://".count)
+            let rest = full.dropFirst(usesTLS ? "https://".count : "http://".count)
             let slash = rest.firstIndex(of: "/") ?? rest.endIndex
-            guard case .success(let endpoint) = Endpoint.parse("http://" + rest[..<slash]) else {
+            guard case .success(let endpoint) = Endpoint.parse((usesTLS ? "https://" : "http://") + rest[..<slash])
+            else {
                 return .failure(.init("AWS_CONTAINER_CREDENTIALS_FULL_URI has a malformed host or port"))
             }
-            guard allowedHosts.contains(endpoint.host) || endpoint.host.hasPrefix("127.") else {
+            guard usesTLS || allowedHosts.contains(endpoint.host) || endpoint.host.hasPrefix("127.") else {
                 return .failure(
                     .init(
-                        "AWS_CONTAINER_CREDENTIALS_FULL_URI must name loopback, 169.254.170.2, 169.254.170.23 or "
-                            + "fd00:ec2::23 (plain HTTP to anything else would expose the token)"))
+                        "AWS_CONTAINER_CREDENTIALS_FULL_URI over http:// must name loopback, 169.254.170.2, "
+                            + "169.254.170.23 or fd00:ec2::23 (plain HTTP to anything else would expose the token; "
+                            + "use https://)"))
             }
             let path = slash == rest.endIndex ? "/" : String(rest[slash...])
             config = ContainerCredentialsConfig(
-                endpoint: MetadataEndpoint(host: endpoint.host, port: endpoint.port), path: path)
+                endpoint: MetadataEndpoint(
+                    host: endpoint.host, port: endpoint.port, usesTLS: usesTLS,
+                    caFile: usesTLS ? environment["AWS_CA_BUNDLE"].flatMap { $0.isEmpty ? nil : $0 } : nil),
+                path: path)
         } else {
             return .failure(
                 .init(
@@ -88,54 +117,5 @@ public struct ContainerCredentialsConfig: Sendable, Hashable {
             config.authorizationToken = Secret(token)
         }
         return .success(config)
-    }
-}
-
-extension RefreshingCredentialSource {
-    static let keys = ["credential_source"]
-
-    /// `credential_source = "container" | "imds"`, configured from the environment the way the AWS SDKs are;
-    /// nil with errors reported when it is combined with other credential keys or the environment lacks what it
-    /// needs.
-    static func decode(reader: TableReader, environment: [String: String]) -> RefreshingCredentialSource? {
-        let diagnostics = reader.diagnostics
-        guard let source = reader.string("credential_source") else { return nil }
-        for key in CredentialResolver.keys + CredentialProcessConfig.keys where reader.contains(key) {
-            diagnostics.error(
-                "\(key) cannot be combined with credential_source (one credential source per upstream)",
-                at: reader.keyPosition(key))
-            return nil
-        }
-        switch source.value {
-        case "container":
-            switch ContainerCredentialsConfig.fromEnvironment(environment) {
-            case .success(let config): return .container(config)
-            case .failure(let error):
-                diagnostics.error("credential_source = \"container\": \(error.reason)", at: source.position)
-                return nil
-            }
-        case "imds":
-            if environment["AWS_EC2_METADATA_DISABLED"]?.lowercased() == "true" {
-                diagnostics.error(
-                    "credential_source = \"imds\", but AWS_EC2_METADATA_DISABLED=true in presignd's environment",
-                    at: source.position)
-                return nil
-            }
-            guard let text = environment["AWS_EC2_METADATA_SERVICE_ENDPOINT"], !text.isEmpty else {
-                return .instanceMetadata(MetadataEndpoint(host: "169.254.169.254", port: 80))
-            }
-            var trimmed = text
-            while trimmed.hasSuffix("/") { trimmed.removeLast() }
-            guard trimmed.hasPrefix("http://"), case .success(let endpoint) = Endpoint.parse(trimmed) else {
-                diagnostics.error(
-                    "AWS_EC2_METADATA_SERVICE_ENDPOINT must be http://HOST[:PORT], got '\(text)'", at: source.position)
-                return nil
-            }
-            return .instanceMetadata(MetadataEndpoint(host: endpoint.host, port: endpoint.port))
-        default:
-            diagnostics.error(
-                "invalid credential_source '\(source.value)'; expected \"container\" or \"imds\"", at: source.position)
-            return nil
-        }
     }
 }

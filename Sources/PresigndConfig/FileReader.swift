@@ -26,6 +26,17 @@ public enum FileReader {
         return .success(String(decoding: contents, as: UTF8.self))
     }
 
+    /// A token file (EKS Pod Identity's authorization token, IRSA's web identity token): read afresh by each
+    /// fetch, without the spaces and line ends around it. 64 KiB at most.
+    public static func readToken(_ path: String) -> Result<String, FileReadError> {
+        read(path, limit: 64 * 1024).map { text in
+            var token = Substring(text)
+            while let first = token.first, first.isWhitespace { token = token.dropFirst() }
+            while let last = token.last, last.isWhitespace { token = token.dropLast() }
+            return String(token)
+        }
+    }
+
     /// Nil if the process can read `path`, else why not.
     static func readabilityProblem(_ path: String) -> FileReadError? {
         access(path, R_OK) == 0 ? nil : FileReadError(errno: errno)

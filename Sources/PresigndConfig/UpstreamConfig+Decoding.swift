@@ -34,26 +34,37 @@ extension UpstreamConfig {
         }
         var refreshing: RefreshingCredentialSource? = nil
         let credentials: UpstreamCredentials?
-        if reader.contains("credential_process") || reader.contains("credential_source") {
-            if reader.contains("credential_process") && reader.contains("credential_source") {
-                diagnostics.error(
-                    "set either credential_process or credential_source, not both",
-                    at: reader.keyPosition("credential_source"))
-            } else if reader.contains("credential_process") {
-                refreshing = CredentialProcessConfig.decode(
-                    reader: reader, configPath: configPath, environment: environment
-                ).map(RefreshingCredentialSource.process)
-            } else {
-                refreshing = RefreshingCredentialSource.decode(reader: reader, environment: environment)
-            }
+        if reader.contains("credential_source") {
+            let context = RefreshingCredentialSource.DecodingContext(
+                environment: environment, configPath: configPath, upstreamName: name,
+                awsRegion: provider == .s3 ? region : nil)
+            refreshing = RefreshingCredentialSource.decode(reader: reader, context: context)
             // Fetched by the daemon, never at load: check-config runs no process and makes no request.
-            let source = reader.contains("credential_process") ? "credential_process" : "credential_source"
-            credentials = UpstreamCredentials(accessKeyID: "", secretAccessKey: Secret(""), source: source)
+            credentials = UpstreamCredentials(accessKeyID: "", secretAccessKey: Secret(""), source: "credential_source")
+        } else if reader.contains("credential_process") {
+            refreshing = CredentialProcessConfig.decode(
+                reader: reader, configPath: configPath, environment: environment
+            ).map(RefreshingCredentialSource.process)
+            credentials = UpstreamCredentials(
+                accessKeyID: "", secretAccessKey: Secret(""), source: "credential_process")
+        } else if case let profiled = profileSource(
+            reader: reader, environment: environment, configPath: configPath, awsRegion: provider == .s3 ? region : nil),
+            profiled != .keys
+        {
+            // credentials_profile names a profile that assumes a role or runs a process (~/.aws/config).
+            if case .refreshing(let source) = profiled { refreshing = source }
+            credentials = UpstreamCredentials(
+                accessKeyID: "", secretAccessKey: Secret(""), source: "credentials_profile")
         } else {
             if reader.contains("credential_process_timeout") {
                 diagnostics.error(
                     "credential_process_timeout needs credential_process",
                     at: reader.keyPosition("credential_process_timeout"))
+            }
+            for key in RefreshingCredentialSource.roleKeys where reader.contains(key) {
+                diagnostics.error(
+                    "\(key) needs credential_source (\"assume_role\", \"web_identity\", …)",
+                    at: reader.keyPosition(key))
             }
             credentials = CredentialResolver(
                 reader: reader, upstreamName: name, environment: environment, configPath: configPath
@@ -97,6 +108,39 @@ extension UpstreamConfig {
             upstream.maxPutSize = value
         }
         return diagnostics.errorCount == errorsBefore ? upstream : nil
+    }
+
+    /// What `credentials_profile` configures when it is more than keys: `role_arn` (with `source_profile`,
+    /// `credential_source` or `web_identity_token_file`) or `credential_process` in the shared files, as the AWS
+    /// CLI reads them. Nil for a profile of plain keys (read as before, with its errors) or a table with inline keys.
+    private enum ProfileSource: Equatable {
+        /// Plain keys, or no profile: the static resolver reads them.
+        case keys
+        case refreshing(RefreshingCredentialSource)
+        /// Reported to the diagnostics.
+        case failed
+    }
+
+    private static func profileSource(
+        reader: TableReader, environment: [String: String], configPath: String, awsRegion: String?
+    ) -> ProfileSource {
+        guard let profile = reader.string("credentials_profile"),
+            !(["access_key_id", "access_key_id_file", "secret_access_key", "secret_access_key_file"].contains {
+                reader.contains($0)
+            })
+        else { return .keys }
+        let file = reader.string("credentials_file").map { FileReader.resolve($0.value, relativeTo: configPath) }
+        let profiles = SharedProfiles.load(environment: environment, credentialsFile: file)
+        let sts = STSEndpoint.fromEnvironment(environment, awsRegion: awsRegion, caFile: nil)
+        switch profiles.resolve(profile.value, environment: environment, sts: sts, caFile: nil) {
+        case .success(.staticKeys?), .success(nil):
+            return .keys
+        case .success(let source?):
+            return .refreshing(source)
+        case .failure(let error):
+            reader.diagnostics.error("profile '\(profile.value)': \(error.reason)", at: profile.position)
+            return .failed
+        }
     }
 
     /// R2: from `account_id` and `jurisdiction` (an `endpoint` is an error: use `custom` for that). S3: `endpoint`

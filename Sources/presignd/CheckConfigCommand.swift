@@ -61,6 +61,10 @@ enum CheckConfigCommand {
                     + "region \(upstream.region), credentials from "
                     + (upstream.refreshingCredentials.map { "\($0) (fetched when running, not now)" }
                         ?? upstream.credentials.source))
+            // The chain as the SDKs would walk it, from configuration alone (issue 22: shown without fetching).
+            if case .chain(let chain)? = upstream.refreshingCredentials {
+                for step in chain.steps { lines.append("  chain \(step)") }
+            }
         }
         for bucket in configuration.buckets {
             var line =

@@ -85,11 +85,7 @@ enum MintCommand {
         case .failure(let errors): throw ConfigFailure(errors: errors)
         case .success(let loaded): configuration = loaded
         }
-        let minter = try R2CredentialPolicy.minter(for: request, configuration: configuration).get()
-        let endpoint =
-            configuration.buckets.first { $0.name == bucket }
-            .flatMap { configuration.upstreams[$0.upstream] }.map(\.endpoint.description) ?? ""
-        let minted = try minter.mint(request, now: now, endpoint: endpoint)
+        let minted = try R2CredentialPolicy.mint(request, configuration: configuration, now: now).get()
         switch formats.first {
         case "json"?: return json(minted)
         case "env"?: return env(minted)
@@ -99,14 +95,7 @@ enum MintCommand {
     }
 
     /// AWS CLI `credential_process` output, version 1.
-    static func json(_ minted: R2TemporaryCredentials) -> String {
-        JSONText.object([
-            ("Version", .int(1)), ("AccessKeyId", .string(minted.accessKeyID)),
-            ("SecretAccessKey", .string(minted.secretAccessKey.exposedValue)),
-            ("SessionToken", .string(minted.sessionToken.exposedValue)),
-            ("Expiration", .string(AmzDate(epochSeconds: minted.expiresAt).iso8601)),
-        ])
-    }
+    static func json(_ minted: R2TemporaryCredentials) -> String { minted.processJSON }
 
     /// The AWS SDKs' environment; values are hex, base64 and a URL, safe unquoted.
     static func env(_ minted: R2TemporaryCredentials) -> String {

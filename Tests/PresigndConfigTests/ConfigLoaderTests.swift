@@ -224,6 +224,9 @@ import Testing
             "credential_process", "credential_process_timeout", "credential_source", "admin_socket_mode",
             "admin_socket_owner", "admin_socket_group", "presign_api", "directory", "max_size", "slice_size",
             "max_object_size", "revalidate_after", "include_prefixes", "negative_ttl", "x_cache_header",
+            "role_arn", "role_session_name",
+            "external_id", "duration", "source", "web_identity_token_file", "sts_region", "sts_endpoint",
+            "credentials_ca_file",
         ]
         for key in keys { #expect(text.contains("\(key) = "), "example lacks \(key)") }
     }

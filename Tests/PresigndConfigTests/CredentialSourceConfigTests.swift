@@ -44,13 +44,31 @@ import Testing
     @Test(arguments: [
         ([:], "neither AWS_CONTAINER_CREDENTIALS_RELATIVE_URI nor AWS_CONTAINER_CREDENTIALS_FULL_URI is set"),
         (["AWS_CONTAINER_CREDENTIALS_FULL_URI": "http://10.0.0.5/creds"], "must name loopback"),
-        (["AWS_CONTAINER_CREDENTIALS_FULL_URI": "https://127.0.0.1/creds"], "https is not supported"),
+        (["AWS_CONTAINER_CREDENTIALS_FULL_URI": "ftp://127.0.0.1/creds"], "must be an http:// or https:// URL"),
     ])
     func containerWithoutAUsableEnvironmentIsAnErrorAtTheKey(environment: [String: String], words: String) {
         let found = described(errors(Self.text, environment: environment))
         #expect(found.count == 1)
         #expect(found.first?.hasPrefix("4:21: credential_source = \"container\": ") == true)
         #expect(found.first?.contains(words) == true)
+    }
+
+    @Test func containerFullURIOverHTTPSTakesAnyHostAndTheCABundle() throws {
+        let configuration = try #require(
+            loaded(
+                Self.text,
+                environment: [
+                    "AWS_CONTAINER_CREDENTIALS_FULL_URI": "https://creds.example:8443/v1/credentials?x=1",
+                    "AWS_CA_BUNDLE": "/etc/ssl/custom.pem",
+                ]))
+        guard case .container(let config)? = configuration.upstreams["store"]?.refreshingCredentials else {
+            Issue.record("not a container source")
+            return
+        }
+        #expect(
+            config.endpoint
+                == MetadataEndpoint(host: "creds.example", port: 8443, usesTLS: true, caFile: "/etc/ssl/custom.pem"))
+        #expect(config.path == "/v1/credentials?x=1")
     }
 
     @Test func imdsDefaultsToTheLinkLocalEndpointAndHonoursTheOverride() throws {
@@ -66,20 +84,24 @@ import Testing
                 == .instanceMetadata(MetadataEndpoint(host: "127.0.0.1", port: 1338)))
         #expect(
             described(errors(text, environment: ["AWS_EC2_METADATA_DISABLED": "true"]))
-                == ["4:21: credential_source = \"imds\", but AWS_EC2_METADATA_DISABLED=true in presignd's environment"])
+                == ["4:21: credential_source = \"imds\": AWS_EC2_METADATA_DISABLED=true in presignd's environment"])
     }
 
     @Test func unknownSourcesAndCombinationsAreErrors() {
         #expect(
             described(errors(CredentialProcessConfigTests.upstream(#"credential_source = "sso""#)))
-                == ["4:21: invalid credential_source 'sso'; expected \"container\" or \"imds\""])
+                == [
+                    "4:21: invalid credential_source 'sso'; expected one of: \"container\", \"imds\", "
+                        + "\"assume_role\", \"web_identity\", \"chain\""
+                ])
         let both = CredentialProcessConfigTests.upstream(
             "credential_source = \"imds\"\ncredential_process = \"/bin/true\"")
-        #expect(described(errors(both)) == ["4:1: set either credential_process or credential_source, not both"])
+        #expect(
+            described(errors(both)) == ["5:1: credential_process cannot be combined with credential_source = \"imds\""])
         let keys = CredentialProcessConfigTests.upstream("credential_source = \"imds\"\naccess_key_id = \"A\"")
         #expect(
             described(errors(keys))
-                == ["5:1: access_key_id cannot be combined with credential_source (one credential source per upstream)"]
+                == ["5:1: access_key_id cannot be combined with credential_source = \"imds\""]
         )
     }
 }

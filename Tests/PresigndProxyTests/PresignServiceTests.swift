@@ -119,7 +119,10 @@ import Testing
             "content_length"
         ),
         (#"{"bucket": "photos", "key": "k", "unknown": 1}"#, 400, "InvalidArgument", "unknown"),
-        (#"{"bucket": ["photos"], "key": "k"}"#, 400, "MalformedJSON", "bucket"),
+        // Arrays of strings are JSON the API reads (the credentials API's prefixes); as a bucket, a wrong type.
+        (#"{"bucket": ["photos"], "key": "k"}"#, 400, "InvalidArgument", "bucket"),
+        (#"{"bucket": {"name": "photos"}, "key": "k"}"#, 400, "MalformedJSON", "bucket"),
+        (#"{"bucket": "photos", "key": ["k", 1]}"#, 400, "MalformedJSON", "key"),
         (#"{"bucket": "photos", "bucket": "x", "key": "k"}"#, 400, "MalformedJSON", "bucket"),
         (#"{"bucket": true, "key": "k"}"#, 400, "InvalidArgument", "bucket"),
     ])

@@ -20,6 +20,8 @@ from harness.net import wait_until
 from harness.presignd import Presignd
 
 LIFETIME_SECONDS = 4
+# The endpoint answers credentials this slowly: a request that waited on a refresh would take at least as long.
+ENDPOINT_DELAY = 0.4
 ROLE = "presignd-test-role"
 IMDS_TOKEN = "imds-session-token-for-the-test"
 
@@ -37,6 +39,7 @@ class MetadataServer(LocalServer):
 
         class Handler(QuietHandler):
             def credentials(self, token_field: str) -> bytes:
+                time.sleep(ENDPOINT_DELAY)
                 key = issue_key(outer.state, LIFETIME_SECONDS)
                 document = {"AccessKeyId": key["id"], "SecretAccessKey": key["secret"], token_field: key["token"],
                             "Expiration": iso(key["expires"])}
@@ -100,19 +103,22 @@ def start(tmp_path, upstream, source, env_extra):
 
 
 def requests_across_refreshes(daemon, state, refreshes: int, on_refresh=None) -> tuple[int, list]:
-    """GETs through presignd until `refreshes` more keys were issued; returns (count, failures)."""
+    """GETs through presignd until `refreshes` more keys were issued; returns (count, failures). No request may
+    take as long as the endpoint takes to answer (none waits on a refresh)."""
     target = len(issued(state)) + refreshes
     deadline = time.monotonic() + (refreshes + 2) * LIFETIME_SECONDS
-    count, failures, seen = 0, [], len(issued(state))
+    count, failures, seen, slowest = 0, [], len(issued(state)), 0.0
     while len(issued(state)) < target and time.monotonic() < deadline:
-        status, body, _ = get(daemon.endpoint + "/data/object.txt")
+        status, body, seconds = get(daemon.endpoint + "/data/object.txt")
         count += 1
+        slowest = max(slowest, seconds)
         if status != 200:
             failures.append((status, body[:200]))
         if on_refresh and len(issued(state)) != seen:
             seen = len(issued(state))
             on_refresh(seen)
     assert len(issued(state)) >= target, f"only {len(issued(state))} keys issued"
+    assert slowest < ENDPOINT_DELAY / 2, f"the slowest request took {slowest:.3f} s"
     return count, failures
 
 

@@ -90,7 +90,7 @@ final class AdminConnection: StreamDelegate {
                 if consumed == 0 { return }
             case .head(let head, let consumed):
                 input.drain(consumed)
-                if server.isPresignPath(head) {
+                if server.isAPIPath(head) {
                     if case .contentLength(let length) = decoder.framing, length > maxBodyBytes {
                         write(server.tooLarge(head), answering: head.method)
                         return
@@ -116,7 +116,7 @@ final class AdminConnection: StreamDelegate {
                 input.drain(consumed)
                 guard let head = pendingHead else { return }
                 write(
-                    server.respondPresign(
+                    server.respondAPI(
                         head: head, body: body, isLoopbackPeer: isLoopbackPeer, principal: principal),
                     answering: head.method)
                 return

@@ -48,11 +48,21 @@ struct PresignAdminState {
     }
 }
 
-/// `POST /v1/presign` and its CORS preflight on the admin listener (issue 7).
+/// `POST /v1/presign` (issue 7) and `POST /v1/credentials` (issue 22), and their CORS preflight on the admin
+/// listener: one set of token, origin and media-type rules for both.
 extension AdminServer {
     static let presignPath = "/v1/presign"
-    func isPresignPath(_ head: RequestHead) -> Bool {
-        head.target.split(separator: "?", maxSplits: 1).first.map(String.init) == Self.presignPath
+    static let credentialsPath = "/v1/credentials"
+
+    /// The request's path without its query.
+    static func path(of head: RequestHead) -> String {
+        head.target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
+    }
+
+    /// A JSON API request, whose body is read before it is answered.
+    func isAPIPath(_ head: RequestHead) -> Bool {
+        let path = Self.path(of: head)
+        return path == Self.presignPath || path == Self.credentialsPath
     }
 
     func tooLarge(_ head: RequestHead) -> LocalResponse {
@@ -62,8 +72,8 @@ extension AdminServer {
         return LocalResponse(status: 413, json: failure.json, headers: corsHeaders(for: head) ?? [])
     }
 
-    /// Answers one presign API request whose body has been read.
-    func respondPresign(head: RequestHead, body: [UInt8], isLoopbackPeer: Bool, principal: Principal)
+    /// Answers one API request whose body has been read.
+    func respondAPI(head: RequestHead, body: [UInt8], isLoopbackPeer: Bool, principal: Principal)
         -> LocalResponse
     {
         func error(
@@ -101,6 +111,9 @@ extension AdminServer {
         }
         guard mediaType == "application/json" else {
             return error(415, "UnsupportedMediaType", "content-type", "send Content-Type: application/json", cors)
+        }
+        if Self.path(of: head) == Self.credentialsPath {
+            return respondCredentials(body: body, principal: principal, headers: cors + [("Cache-Control", "no-store")])
         }
         let service = presign.service(for: daemon.settings)
         service.fetchedCredentials = daemon.fetchedCredentials

@@ -1,6 +1,7 @@
-/// A flat JSON object (RFC 8259) of strings, numbers, booleans and nulls: all the presign API reads.
+/// A flat JSON object (RFC 8259) of strings, numbers, booleans, nulls and arrays of strings: all the presign and
+/// credentials APIs read.
 ///
-/// Nested objects and arrays are rejected with the member's name, so an error can name the field. Numbers keep
+/// Nested objects and other arrays are rejected with the member's name, so an error can name the field. Numbers keep
 /// their text; `integer` accepts only whole numbers without exponent or fraction.
 struct JSONObject: Equatable {
     enum Value: Equatable {
@@ -9,6 +10,8 @@ struct JSONObject: Equatable {
         case number(String)
         case bool(Bool)
         case null
+        /// An array whose elements are all strings (`"prefixes": ["a/", "b/"]`).
+        case strings([String])
     }
 
     /// A syntax error: a message and, when inside a member, its name.
@@ -97,8 +100,23 @@ struct JSONObject: Equatable {
         mutating func value(field: String) throws(ParseError) -> Value {
             switch peek {
             case UInt8(ascii: "\""): return .string(try string(field: field))
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                throw ParseError(message: "must be a string, number or boolean", field: field)
+            case UInt8(ascii: "["):
+                index += 1
+                var elements: [String] = []
+                skipSpace()
+                if take(UInt8(ascii: "]")) { return .strings(elements) }
+                repeat {
+                    skipSpace()
+                    guard peek == UInt8(ascii: "\"") else {
+                        throw ParseError(message: "must be an array of strings", field: field)
+                    }
+                    elements.append(try string(field: field))
+                    skipSpace()
+                } while take(UInt8(ascii: ","))
+                guard take(UInt8(ascii: "]")) else { throw ParseError(message: "expected , or ]", field: field) }
+                return .strings(elements)
+            case UInt8(ascii: "{"):
+                throw ParseError(message: "must be a string, number, boolean or array of strings", field: field)
             case UInt8(ascii: "t"): if literal("true") { return .bool(true) }
             case UInt8(ascii: "f"): if literal("false") { return .bool(false) }
             case UInt8(ascii: "n"): if literal("null") { return .null }

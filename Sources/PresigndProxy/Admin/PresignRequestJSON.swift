@@ -13,7 +13,9 @@ enum PresignRequestJSON {
             + PresignService.responseOverrideNames.map(PresignService.fieldName(query:)))
     static let knownFields: Set<String> = stringFields.union(["expires", "content_length"])
 
-    static func decode(_ body: [UInt8]) -> Result<PresignRequest, PresignFailure> {
+    /// An API body as a JSON object with only `knownFields` (a misspelt option must not silently broaden what is
+    /// granted), or the refusal naming the field.
+    static func object(_ body: [UInt8], knownFields: Set<String>) -> Result<JSONObject, PresignFailure> {
         let object: JSONObject
         do {
             object = try JSONObject.parse(body)
@@ -24,6 +26,15 @@ enum PresignRequestJSON {
         }
         for name in object.names where !knownFields.contains(name) {
             return .failure(.invalid(name, "unknown field '\(name)'"))
+        }
+        return .success(object)
+    }
+
+    static func decode(_ body: [UInt8]) -> Result<PresignRequest, PresignFailure> {
+        let object: JSONObject
+        switch Self.object(body, knownFields: knownFields) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let parsed): object = parsed
         }
         var strings: [String: String] = [:]
         for name in stringFields {
@@ -42,20 +53,9 @@ enum PresignRequestJSON {
                 request.responseOverrides.append((name, value))
             }
         }
-        switch object["expires"] {
-        case nil, .null?: break
-        case .number(let text)?:
-            guard let seconds = JSONObject.integer(text) else {
-                return .failure(.invalid("expires", "expires must be a whole number of seconds"))
-            }
-            request.expires = seconds
-        case .string(let text)?:
-            guard let seconds = parseDuration(text) else {
-                return .failure(.invalid("expires", "expires must be seconds or a duration such as \"15m\""))
-            }
-            request.expires = seconds
-        case .bool?:
-            return .failure(.invalid("expires", "expires must be a number of seconds"))
+        switch seconds(object, "expires") {
+        case .failure(let failure): return .failure(failure)
+        case .success(let value): request.expires = value
         }
         switch object["content_length"] {
         case nil, .null?: break
@@ -68,6 +68,25 @@ enum PresignRequestJSON {
             return .failure(.invalid("content_length", "content_length must be a number"))
         }
         return .success(request)
+    }
+
+    /// A lifetime member (`expires`, `ttl`): a number of seconds or a duration string; nil when absent.
+    static func seconds(_ object: JSONObject, _ field: String) -> Result<Int?, PresignFailure> {
+        switch object[field] {
+        case nil, .null?: return .success(nil)
+        case .number(let text)?:
+            guard let seconds = JSONObject.integer(text) else {
+                return .failure(.invalid(field, "\(field) must be a whole number of seconds"))
+            }
+            return .success(seconds)
+        case .string(let text)?:
+            guard let seconds = parseDuration(text) else {
+                return .failure(.invalid(field, "\(field) must be seconds or a duration such as \"15m\""))
+            }
+            return .success(seconds)
+        case .bool?, .strings?:
+            return .failure(.invalid(field, "\(field) must be a number of seconds"))
+        }
     }
 
     /// `3600`, `"3600"`, `"30s"`, `"15m"`, `"1h30m"`, `"7d"` → whole seconds.

@@ -1,5 +1,9 @@
 import PresigndConfig
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `presignd credentials`: one fetch from an upstream's credential source, described without secrets.
 public enum CredentialCheck {
     /// What a fetch found: the provider, the key id's last four characters, the expiry (nil: none).
@@ -12,6 +16,8 @@ public enum CredentialCheck {
 
     /// Fetches once (runs the process, or asks the endpoint) on the calling thread; static keys need no fetch.
     public static func fetchOnce(_ upstream: UpstreamConfig) -> Result<Report, CredentialFetchError> {
+        // An HTTPS fetch writes through OpenSSL with write(2): a peer that resets must not kill the command.
+        signal(SIGPIPE, SIG_IGN)
         let provider: any CredentialProvider
         let source: String
         if let refreshing = upstream.refreshingCredentials {

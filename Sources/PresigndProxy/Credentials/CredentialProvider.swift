@@ -10,6 +10,28 @@ protocol CredentialProvider: Sendable {
     func fetch() -> CredentialFetchOutcome
 }
 
+extension CredentialProvider {
+    /// What to check when fetching keeps failing, for the log's `fix` (by kind; a chain's by its winner).
+    var fixHint: String {
+        let base = kind.hasPrefix("chain:") ? String(kind.dropFirst("chain:".count)) : kind
+        switch base {
+        case "credential_process": return "the command must print AWS CLI JSON version 1 and exit 0"
+        case "container":
+            return "the container credentials agent must answer at AWS_CONTAINER_CREDENTIALS_*_URI (ECS: a task "
+                + "role; EKS: a Pod Identity association) with the token from AWS_CONTAINER_AUTHORIZATION_TOKEN[_FILE]"
+        case "imds":
+            return "the instance needs an instance profile, and IMDSv2 must answer (in a container: hop limit 2)"
+        case "assume_role":
+            return "the source keys must be allowed sts:AssumeRole on role_arn, and the role's trust policy must "
+                + "allow them (with external_id when it asks for one)"
+        case "web_identity":
+            return "the token file must hold a current OIDC token, and the role's trust policy must trust its issuer "
+                + "(EKS IRSA: the service account's role-arn annotation)"
+        default: return "see the reason"
+        }
+    }
+}
+
 /// What one fetch produced. `logLines` are the provider's own diagnostics (a process's stderr); they never hold
 /// the credentials.
 struct CredentialFetchOutcome: Sendable {

@@ -92,8 +92,7 @@ final class CredentialRefresher {
                     "No valid credentials; requests to this upstream get 503 until a refresh succeeds",
                     metadata: [
                         "upstream": upstream, "credentials.provider": provider.kind, "reason": reason,
-                        "fix": "see the reason; for credential_process: the command must print AWS CLI JSON version 1 "
-                            + "and exit 0",
+                        "fix": provider.fixHint,
                     ])
             case .schedule(let at):
                 do {

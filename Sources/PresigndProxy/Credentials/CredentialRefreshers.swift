@@ -56,6 +56,10 @@ final class CredentialRefreshers {
         case .process(let config): ProcessCredentialProvider(config: config)
         case .container(let config): ContainerCredentialProvider(config: config)
         case .instanceMetadata(let endpoint): InstanceMetadataCredentialProvider(endpoint: endpoint)
+        case .assumeRole(let config): AssumeRoleProvider(config: config, source: provider(for: config.source))
+        case .webIdentity(let config): WebIdentityProvider(config: config)
+        case .chain(let chain): ChainProvider(chain: chain, provider: provider(for: chain.selected))
+        case .staticKeys(let credentials): StaticCredentialProvider(credentials: credentials.signing)
         }
     }
 

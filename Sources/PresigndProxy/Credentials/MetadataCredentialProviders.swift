@@ -4,8 +4,9 @@ import PresigndConfig
     import Glibc
 #endif
 
-/// The container credentials endpoint (ECS task roles, EKS Pod Identity): `GET` the configured path with the
-/// `Authorization` token, which is read from its file on every fetch (EKS rotates it). The answer is the
+/// The container credentials endpoint (ECS task roles, EKS Pod Identity): `GET` the configured path (over HTTPS
+/// when the `FULL_URI` says so) with the `Authorization` token, which is read from its file on every fetch (EKS
+/// rotates it). The answer is the
 /// credentials JSON with `Token` and `Expiration`.
 struct ContainerCredentialProvider: CredentialProvider {
     var config: ContainerCredentialsConfig
@@ -16,21 +17,28 @@ struct ContainerCredentialProvider: CredentialProvider {
     func fetch() -> CredentialFetchOutcome {
         var headers: [(String, String)] = []
         if let file = config.authorizationTokenFile {
-            switch FileReader.read(file, limit: 16 * 1024) {
+            switch FileReader.readToken(file) {
             case .failure(let error):
                 return CredentialFetchOutcome(
                     result: .failure(
                         CredentialFetchError("cannot read AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE: \(error.reason)")))
-            case .success(var token):
-                while token.hasSuffix("\n") || token.hasSuffix("\r") { token.removeLast() }
+            case .success(let token):
                 headers.append(("Authorization", token))
             }
         } else if let token = config.authorizationToken {
             headers.append(("Authorization", token.exposedValue))
         }
         let endpoint = config.endpoint
+        var tls: TLSClientContext?
+        if endpoint.usesTLS {
+            do {
+                tls = try TLSClientContext(caFile: endpoint.caFile, verifiesPeer: true)
+            } catch {
+                return CredentialFetchOutcome(result: .failure(CredentialFetchError("container credentials: \(error)")))
+            }
+        }
         let response = MetadataHTTPClient.request(
-            method: "GET", host: endpoint.host, port: endpoint.port, path: config.path, headers: headers,
+            method: "GET", host: endpoint.host, port: endpoint.port, path: config.path, headers: headers, tls: tls,
             timeoutMilliseconds: Self.timeoutMilliseconds)
         return CredentialFetchOutcome(result: Self.credentials(from: response, what: "container credentials endpoint"))
     }

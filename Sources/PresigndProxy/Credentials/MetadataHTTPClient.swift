@@ -1,10 +1,16 @@
 import PresigndHTTP1
 import PresigndIO
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A small blocking HTTP/1.1 client for credential endpoints (ECS/EKS container credentials, EC2 instance
-/// metadata): plain HTTP to a link-local or loopback address, one request per connection (`Connection: close`).
-/// Built on `PresigndIO` (`Connector`, `SocketStream`) with an event loop of its own on the calling thread, so it
-/// runs on a fetch thread, never on a worker's or the daemon's loop. Responses are decoded by `ResponseDecoder`.
+/// metadata, STS): plain HTTP to a link-local or loopback address, or HTTPS verified with a `TLSClientContext`
+/// (the upstreams' TLS code: peer and host name checked); one request per connection (`Connection: close`).
+/// Built on `PresigndIO` (`Connector`, then `SocketStream` or `BufferEvent`) with an event loop of its own on the
+/// calling thread, so it runs on a fetch thread, never on a worker's or the daemon's loop. Responses are decoded
+/// by `ResponseDecoder`.
 enum MetadataHTTPClient {
     struct Response: Sendable {
         var status: Int
@@ -14,18 +20,27 @@ enum MetadataHTTPClient {
     /// Largest response accepted: credentials are a few KiB.
     static let maximumResponseBytes = 64 * 1024
 
-    /// One request under one deadline covering connect, send and the whole response.
+    /// The `Host` header for `host:port` (the port only when it is not the scheme's default, IPv6 in brackets):
+    /// what is sent, and what a signed request (STS) signs.
+    static func hostHeader(host: String, port: Int, usesTLS: Bool) -> String {
+        let name = host.contains(":") ? "[\(host)]" : host
+        return port == (usesTLS ? 443 : 80) ? name : "\(name):\(port)"
+    }
+
+    /// One request under one deadline covering connect, the TLS handshake (with `tls`), send and the whole
+    /// response.
     static func request(
-        method: String, host: String, port: Int, path: String, headers: [(String, String)] = [],
-        timeoutMilliseconds: Int
+        method: String, host: String, port: Int, path: String, headers: [(String, String)] = [], body: [UInt8] = [],
+        tls: TLSClientContext? = nil, timeoutMilliseconds: Int
     ) -> Result<Response, CredentialFetchError> {
-        let exchange = Exchange(method: method)
+        let exchange = Exchange(method: method, host: host, tls: tls)
         do {
             let loop = try EventLoop()
-            let hostHeader = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+            let hostHeader = hostHeader(host: host, port: port, usesTLS: tls != nil)
             var head = "\(method) \(path) HTTP/1.1\r\nHost: \(hostHeader)\r\nConnection: close\r\n"
             for (name, value) in headers { head += "\(name): \(value)\r\n" }
-            head += method == "PUT" || method == "POST" ? "Content-Length: 0\r\n\r\n" : "\r\n"
+            let hasBody = method == "PUT" || method == "POST" || !body.isEmpty
+            head += hasBody ? "Content-Length: \(body.count)\r\n\r\n" : "\r\n"
             let deadline = try LoopTimer(loop: loop) {
                 exchange.finish(.failure(CredentialFetchError("no answer within \(timeoutMilliseconds) ms")), loop)
             }
@@ -37,7 +52,7 @@ enum MetadataHTTPClient {
                 case .failure(let failure):
                     exchange.finish(.failure(CredentialFetchError("\(host):\(port): \(failure)")), loop)
                 case .success(let fd):
-                    exchange.start(fd: fd, loop: loop, request: Array(head.utf8))
+                    exchange.start(fd: fd, loop: loop, request: Array(head.utf8) + body)
                 }
             }
             try loop.run()
@@ -53,18 +68,54 @@ enum MetadataHTTPClient {
     /// One request's connection and what came back (loop thread only).
     private final class Exchange: StreamDelegate {
         let method: String
-        var stream: SocketStream?
+        let host: String
+        let tls: TLSClientContext?
+        /// Kept alive here: the SSL's ex_data points at it unretained.
+        let sessions = TLSSessionStore()
+        var stream: ByteStream?
         var received: [UInt8] = []
         var result: Result<Response, CredentialFetchError>?
         private weak var loop: EventLoop?
 
-        init(method: String) { self.method = method }
+        init(method: String, host: String, tls: TLSClientContext?) {
+            self.method = method
+            self.host = host
+            self.tls = tls
+        }
 
         func start(fd: Int32, loop: EventLoop, request: [UInt8]) {
             self.loop = loop
             do {
-                let stream = try SocketStream(loop: loop, fd: fd, maxRead: 16 * 1024)
+                guard let tls else {
+                    let stream = try SocketStream(loop: loop, fd: fd, maxRead: 16 * 1024)
+                    self.stream = stream
+                    send(request, on: stream)
+                    return
+                }
+                guard let ssl = tls.makeSSL(host: host, sessions: sessions) else {
+                    close(fd)
+                    finish(.failure(CredentialFetchError("HTTP client: SSL_new failed")), loop)
+                    return
+                }
+                // The request goes out once the handshake (with the peer's certificate and name verified) is done.
+                let stream = try BufferEvent(loop: loop, connectedFD: fd, ssl: ssl, maxRead: 16 * 1024) {
+                    [unowned self] outcome in
+                    switch outcome {
+                    case .success:
+                        if let stream = self.stream { self.send(request, on: stream) }
+                    case .failure(let end):
+                        self.finish(.failure(CredentialFetchError("TLS handshake with \(self.host): \(end)")), loop)
+                    }
+                }
                 self.stream = stream
+            } catch {
+                finish(.failure(CredentialFetchError("HTTP client: \(error)")), loop)
+            }
+        }
+
+        private func send(_ request: [UInt8], on stream: ByteStream) {
+            guard let loop else { return }
+            do {
                 stream.delegate = self
                 try stream.output.append(request)
                 stream.flush()

@@ -94,3 +94,40 @@ public enum R2CredentialPolicy {
         return nil
     }
 }
+
+extension R2CredentialPolicy {
+    /// The whole mint, for `presignd mint` and `POST /v1/credentials`: the scope checked against the bucket's
+    /// policy, then the credential derived at `now` for the bucket's R2 endpoint.
+    public static func mint(_ request: R2CredentialRequest, configuration: Configuration, now: Int)
+        -> Result<R2TemporaryCredentials, PresignFailure>
+    {
+        let minter: R2CredentialMinter
+        switch Self.minter(for: request, configuration: configuration) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let found): minter = found
+        }
+        let endpoint =
+            configuration.buckets.first { $0.name == request.bucket }
+            .flatMap { configuration.upstreams[$0.upstream] }.map(\.endpoint.description) ?? ""
+        do {
+            return .success(try minter.mint(request, now: now, endpoint: endpoint))
+        } catch {
+            return .failure(PresignFailure(status: 500, code: "InternalError", field: "", message: "minting failed"))
+        }
+    }
+}
+
+extension R2TemporaryCredentials {
+    /// The AWS CLI's `credential_process` output, version 1: what `presignd mint --json` prints and the
+    /// credentials API answers, so either can feed an SDK's `credential_process` directly.
+    public var processJSON: String { JSONWriter.render(processJSONMembers) }
+
+    var processJSONMembers: [(String, JSONWriter.Value)] {
+        [
+            ("Version", .int(1)), ("AccessKeyId", .string(accessKeyID)),
+            ("SecretAccessKey", .string(secretAccessKey.exposedValue)),
+            ("SessionToken", .string(sessionToken.exposedValue)),
+            ("Expiration", .string(AmzDate(epochSeconds: expiresAt).iso8601)),
+        ]
+    }
+}

@@ -43,6 +43,8 @@ final class Daemon {
     let spoolBudget: SpoolBudget
     /// The running configuration's settings (the admin side's presign API reads them; a reload swaps them).
     var settings: ProxySettings { plan.settings }
+    /// The running configuration (the credentials API mints against its buckets' policies).
+    var configuration: Configuration? { plan.configuration }
 
     init(
         plan: DaemonPlan, logger: Logger, environment: [String: String], loadDurationMicros: Int = 0,

@@ -122,7 +122,7 @@ extension DaemonPlan {
                 group: server.adminSocketGroup ?? server.unixSocketGroup),
             summary: summary, descriptors: descriptors,
             maxSpoolTotal: server.maxSpoolTotal ?? SpoolBudget.automaticLimit(directory: server.spoolDirectory),
-            refreshingCredentials: refreshingCredentials)
+            refreshingCredentials: refreshingCredentials, configuration: configuration)
     }
 
     /// The descriptors the configuration needs within `limit`, and `max_connections` (configured, or the most that

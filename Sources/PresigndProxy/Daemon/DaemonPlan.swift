@@ -1,7 +1,8 @@
+import PresigndConfig
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import PresigndConfig
 import PresigndIO
 
 /// A listen address as the daemon binds it.
@@ -35,6 +36,8 @@ struct DaemonPlan: Sendable {
     var maxSpoolTotal: Int
     /// Upstreams whose credentials the daemon fetches and refreshes, by name.
     var refreshingCredentials: [String: RefreshingCredentialSource] = [:]
+    /// The configuration the plan was made from: the credentials API checks minting against its buckets.
+    var configuration: Configuration? = nil
 }
 
 extension DaemonPlan {

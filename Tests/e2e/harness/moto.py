@@ -36,7 +36,12 @@ def _moto_env() -> dict[str, str]:
 
 
 class MotoServer:
-    def __init__(self, directory: str, host: str = "127.0.0.1") -> None:
+    def __init__(self, directory: str, host: str = "127.0.0.1", user_actions: tuple[str, ...] = ("s3:*",),
+                 before_auth=None) -> None:
+        """`user_actions`: what the user's policy allows; `before_auth(iam)`: more IAM set-up (roles) while
+        requests are still unauthenticated."""
+        self.user_actions = list(user_actions)
+        self.before_auth = before_auth
         self.dir = directory
         self.host = host
         self.port = 0
@@ -91,13 +96,16 @@ class MotoServer:
         policy = iam.create_policy(
             PolicyName="presignd-e2e-s3-all",
             PolicyDocument=json.dumps(
-                {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}
+                {"Version": "2012-10-17",
+                 "Statement": [{"Effect": "Allow", "Action": self.user_actions, "Resource": "*"}]}
             ),
         )
         iam.attach_user_policy(UserName="presignd-e2e", PolicyArn=policy["Policy"]["Arn"])
         key = iam.create_access_key(UserName="presignd-e2e")["AccessKey"]
         self.access_key_id = key["AccessKeyId"]
         self.secret_access_key = key["SecretAccessKey"]
+        if self.before_auth:
+            self.before_auth(iam)
         # text/plain: with a form content type Flask eats the body and moto sees "".
         req = urllib.request.Request(
             f"{self.endpoint}/moto-api/reset-auth", data=b"0", method="POST", headers={"Content-Type": "text/plain"}

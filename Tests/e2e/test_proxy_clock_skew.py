@@ -10,6 +10,8 @@ from __future__ import annotations
 import calendar
 import json
 import os
+import socket
+import subprocess
 import time
 import urllib.parse
 import urllib.request
@@ -34,13 +36,21 @@ def skewed(work_dir):
     config = PresigndConfig(
         upstreams=[Upstream(name="ahead", endpoint=recorder.endpoint, region=recorder.region,
                             access_key_id=recorder.access_key_id, secret_access_key=recorder.secret_access_key)],
-        buckets=[Bucket("b", "ahead"), Bucket("links", "ahead", extra={"redirect": True})])
+        buckets=[Bucket("b", "ahead"), Bucket("links", "ahead", extra={"redirect": True})],
+        # A fixed admin port: `presignd presign --config` asks the daemon there for the offset it measured.
+        admin_listen=f"127.0.0.1:{_free_port()}")
     daemon = Presignd(require_presignd_binary(), config, os.path.join(work_dir, "skew")).start()
     try:
         yield recorder, daemon
     finally:
         daemon.stop()
         recorder.stop()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def _epoch(amz_date: str) -> int:
@@ -95,3 +105,10 @@ def test_presigned_links_use_the_upstreams_time(skewed):
     assert redirect.status == 307
     location = urllib.parse.parse_qs(urllib.parse.urlsplit(redirect.header("location")).query)
     assert abs(_epoch(location["X-Amz-Date"][0]) - (time.time() + AHEAD)) <= 5
+
+    # So does `presignd presign --config`, asking the running daemon for the offset it measured.
+    cli = subprocess.run([require_presignd_binary(), "presign", "s3://b/k", "--config", daemon.config_path, "--json"],
+                         capture_output=True, text=True, timeout=30)
+    assert cli.returncode == 0, cli.stderr
+    cli_query = urllib.parse.parse_qs(urllib.parse.urlsplit(json.loads(cli.stdout)["url"]).query)
+    assert abs(_epoch(cli_query["X-Amz-Date"][0]) - (time.time() + AHEAD)) <= 5

@@ -102,7 +102,8 @@ extension ClientConnection: UpstreamConnectionDelegate {
         case .reset(let reason): error = .upstreamProtocol("the connection was reset: \(reason)")
         }
         let nothingArrived = exchange.responseDecoder.isIdle && connection.input.count == 0
-        let retryable = connection.isReused && nothingArrived && exchange.isReplayable
+        // A stale pooled connection: sent again at once on a fresh one, outside the retry policy (POST never).
+        let retryable = connection.isReused && nothingArrived && retryableRequest(exchange) == .replayable
         if !retryable && machine.responseFraming == nil && exchange.retry.held == nil {
             let outcome: AttemptOutcome? =
                 switch failure {
@@ -239,15 +240,5 @@ extension ClientConnection: UpstreamConnectionDelegate {
             HTTPEncoder.append("\r\n", into: &bytes)
             write(bytes)
         }
-    }
-}
-
-extension Exchange {
-    /// Whether the request may be sent again on a fresh connection after a stale pooled one failed.
-    var isReplayable: Bool {
-        // POST is never replayed, bodyless or not (`?uploads` would create a second upload).
-        guard method != "POST" else { return false }
-        let idempotent = method == "GET" || method == "HEAD" || method == "DELETE" || method == "OPTIONS"
-        return (idempotent && !requestHasBody) || requestBodyBytes == 0
     }
 }

@@ -117,3 +117,13 @@ import Testing
         #expect(R2Compatibility.unsupported(.putObject, headers: HTTPHeaders([("x-amz-meta-a", "b")])) == nil)
     }
 }
+
+/// `cf-create-bucket-if-missing` needs the action it performs, whatever its letter case.
+@Suite struct CreateBucketHeaderTests {
+    @Test func theHeaderAsksForCreateBucket() throws {
+        let facts = try RequestHardening.checkHeaders(HTTPHeaders([("CF-Create-Bucket-If-Missing", "true")]))
+        #expect(facts.headerActions == ["s3:CreateBucket"])
+        let none = try RequestHardening.checkHeaders(HTTPHeaders([("cf-ray", "x"), ("Content-Type", "a/b")]))
+        #expect(none.headerActions.isEmpty)
+    }
+}

@@ -29,6 +29,9 @@ let package = Package(
         // The access policy (issue 19): operation classifier, action sets, the engine. Pure.
         .target(name: "PresigndPolicy", dependencies: ["PresigndHTTP1"]),
         .target(name: "PresigndConfig", dependencies: ["PresigndHTTP1", "PresigndSigV4", "PresigndPolicy"]),
+        // The read cache by slices (issue 23): identity and keys, cacheability, range math, single-flight, the
+        // slice store on disk. Glibc for the store; no libevent (the connection hands its descriptors to libevent).
+        .target(name: "PresigndCache", dependencies: ["PresigndHTTP1", "PresigndSigV4", "PresigndConfig"]),
 
         // I/O edge. PresigndIO is the only module that imports CLibevent (DESIGN §3).
         .target(name: "PresigndIO", dependencies: ["CLibevent", "COpenSSL", "PresigndOpenSSL"]),
@@ -43,7 +46,9 @@ let package = Package(
         // Command line.
         .executableTarget(
             name: "presignd",
-            dependencies: ["PresigndProxy", "PresigndSigV4", "PresigndConfig", "PresigndHTTP1", "PresigndPolicy"]
+            dependencies: [
+                "PresigndProxy", "PresigndSigV4", "PresigndConfig", "PresigndHTTP1", "PresigndPolicy", "PresigndCache",
+            ]
         ),
         .executableTarget(
             name: "presignd-bench",
@@ -66,6 +71,16 @@ let package = Package(
         .testTarget(
             name: "PresigndPolicyTests", dependencies: ["PresigndPolicy", "PresigndHTTP1", "PresigndTestSupport"]),
         .testTarget(name: "PresigndConfigTests", dependencies: ["PresigndConfig", "PresigndTestSupport"]),
+        .testTarget(
+            name: "PresigndCacheTests",
+            dependencies: ["PresigndCache", "PresigndConfig", "PresigndHTTP1", "PresigndTestSupport"]),
+        // The measurements behind the cache's layout and eviction choices (docs/ARCHITECTURE.md, "Cache").
+        .executableTarget(
+            name: "presignd-cache-bench", dependencies: ["PresigndCache", "PresigndTestSupport"],
+            path: "Tests/PresigndCacheBench"),
+        // Writes slices until killed, for the cache's crash test (PresigndCacheTests.CrashRecoveryTests).
+        .executableTarget(
+            name: "presignd-cache-probe", dependencies: ["PresigndCache"], path: "Tests/PresigndCacheProbe"),
         .testTarget(name: "PresigndIOTests", dependencies: ["PresigndIO", "COpenSSL", "PresigndTestSupport"]),
         // Runs a listener at the file-descriptor ceiling in a process of its own (PresigndIOTests.ListenerTests).
         .executableTarget(name: "presignd-io-probe", dependencies: ["PresigndIO"], path: "Tests/PresigndIOProbe"),

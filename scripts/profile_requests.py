@@ -14,7 +14,7 @@ presignd (release build, 1 worker, access log off, admin off) and a keep-alive c
     _n calls between two SIGUSR2, and prints the atomic reference-count operations per request by calling
     function (addr2line) and by object type (nm: the isa pointer's metadata symbol).
 
---distinct appends `?n=<i>` to every request, so no two heads are equal and every request is parsed, rewritten
+--distinct sends a fresh `amz-sdk-invocation-id` header on every request (as SDKs do), so no two heads are equal and every request is parsed, rewritten
 and signed (as SDK requests are: each carries its own invocation id). Needs nginx, valgrind (default mode), cc + addr2line + nm (--rc).
 
   swift build -c release --product presignd
@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_compare as bench  # noqa: E402  (the origin nginx, presignd's config, free ports, waiting for a port)
@@ -96,8 +97,11 @@ def client(port, count, distinct, first=0, path="/bench/1k"):
     sock = socket.create_connection(("127.0.0.1", port), timeout=60)
     buffer = b""
     for i in range(first, first + count):
-        target = f"{path}?n={i}" if distinct else path
-        sock.sendall(f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        # Distinct as SDK requests are: a fresh amz-sdk-invocation-id each time (an unknown query parameter would be
+        # refused by the policy, issue 19).
+        extra = (f"amz-sdk-invocation-id: {uuid.UUID(int=i + 1)}\r\namz-sdk-request: attempt=1; max=3\r\n"
+                 if distinct else "")
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{extra}\r\n".encode())
         while True:
             end = buffer.find(b"\r\n\r\n")
             if end >= 0:
@@ -245,7 +249,7 @@ def main():
     parser.add_argument("--presignd", default=".build/release/presignd")
     parser.add_argument("--requests", type=int, default=5000)
     parser.add_argument("--base", type=int, default=1000)
-    parser.add_argument("--distinct", action="store_true", help="a different query on every request")
+    parser.add_argument("--distinct", action="store_true", help="a fresh amz-sdk-invocation-id on every request")
     parser.add_argument("--rc", action="store_true", help="count reference-count operations instead")
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--sites", action="store_true", help="with --rc: also by call site (source line)")

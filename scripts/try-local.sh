@@ -173,6 +173,7 @@ cat >"$config" <<TOML
 [server]
 listen = ["127.0.0.1:0"]          # port 0: any free port (the log line "Listening" names it)
 admin_listen = "127.0.0.1:0"      # /healthz /readyz /metrics and the presign API
+presign_api = "open"              # no token: loopback clients only (set admin_token_file on shared machines)
 workers = 1
 
 [upstream.moto]
@@ -234,7 +235,7 @@ grep -o '<Key>[^<]*</Key>' "$work/list.xml" || true
 grep -q '<Key>hello.txt</Key>' "$work/list.xml" || { cat "$work/list.xml"; fail "the listing does not show hello.txt"; }
 pass "the listing shows hello.txt"
 
-say "A presigned link from the admin API (POST /v1/presign; loopback-only without admin_token_file)"
+say "A presigned link from the admin API (POST /v1/presign; presign_api = 'open': loopback clients, no token)"
 show "curl -H 'Content-Type: application/json' -d '{\"bucket\":\"demo\",\"key\":\"hello.txt\",\"expires\":600}' $admin/v1/presign"
 curl -sS -fo "$work/presign.json" -H 'Content-Type: application/json' \
     -d '{"bucket":"demo","key":"hello.txt","expires":600}' "$admin/v1/presign" || fail "the presign API failed"

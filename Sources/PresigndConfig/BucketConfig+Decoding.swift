@@ -6,15 +6,16 @@ extension BucketConfig {
     static let keys = [
         "name", "upstream", "mount", "access", "allowed_prefixes", "allowed_methods", "max_upload_size", "redirect",
         "redirect_expires", "max_presign_expiry", "plus_in_path_is_space", "allowed_actions", "denied_actions", "allow",
+        "cache",
     ]
 
     static let methods = ["GET", "HEAD", "PUT", "POST", "DELETE"]
 
     /// Nil when `name` or the upstream is unusable. `upstreamNames` are every `[upstream.NAME]` written, even
     /// broken ones, so a mistake inside an upstream is not reported again by each of its buckets.
-    static func decode(_ reader: TableReader, upstreamNames: [String], tokenNames: [String] = [])
-        -> Located<BucketConfig>?
-    {
+    static func decode(
+        _ reader: TableReader, upstreamNames: [String], tokenNames: [String] = [], configPath: String = ""
+    ) -> Located<BucketConfig>? {
         let diagnostics = reader.diagnostics
         defer { reader.reportUnknownKeys() }
         let name = reader.string("name")
@@ -92,6 +93,10 @@ extension BucketConfig {
             }
         }
         if let value = reader.boolean("plus_in_path_is_space") { bucket.plusInPathIsSpace = value }
+        if let table = reader.table("cache") {
+            let cacheReader = reader.reader(for: table, context: "[bucket.cache]", knownKeys: CacheConfig.keys)
+            bucket.cache = CacheConfig.decode(cacheReader, configPath: configPath)
+        }
         return Located(value: bucket, position: reader.table.position)
     }
 

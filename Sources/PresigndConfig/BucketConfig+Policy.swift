@@ -1,9 +1,5 @@
 import PresigndPolicy
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Reading a bucket's `allowed_actions`, `denied_actions` and `allow` (issue 19).
 extension BucketConfig {
     /// IAM action patterns; a pattern that names no action presignd knows is an error (a typo must not
@@ -40,7 +36,7 @@ extension BucketConfig {
             var pattern: PrincipalPattern? = nil
             switch kind {
             case "uid": pattern = UInt32(value).map(PrincipalPattern.uid)
-            case "gid": pattern = (UInt32(value) ?? groupID(named: value)).map(PrincipalPattern.gid)
+            case "gid": pattern = SystemAccounts.groupID(value).map(PrincipalPattern.gid)
             case "cidr": pattern = CIDR(value).map(PrincipalPattern.cidr)
             case "unix" where value == "any": pattern = .unixAny
             case "tcp" where value == "any": pattern = .tcpAny
@@ -62,11 +58,5 @@ extension BucketConfig {
             patterns.append(pattern)
         }
         return patterns
-    }
-
-    /// The group's id from the system's group database, or nil.
-    static func groupID(named name: String) -> UInt32? {
-        guard !name.isEmpty, let group = getgrnam(name) else { return nil }
-        return UInt32(group.pointee.gr_gid)
     }
 }

@@ -43,6 +43,8 @@ public struct BucketConfig: Sendable, Hashable {
     public var maxPresignExpiry: ConfigDuration = .days(7)
     /// `plus_in_path_is_space`: treat `+` in request paths as a space (some old clients). Default false.
     public var plusInPathIsSpace: Bool = false
+    /// `[bucket.cache]`: the local read cache (issue 23); nil (default) sends every GET upstream.
+    public var cache: CacheConfig? = nil
 
     public init(name: String, upstream: String, mount: String? = nil) {
         self.name = name

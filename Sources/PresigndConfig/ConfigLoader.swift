@@ -51,7 +51,8 @@ public enum ConfigLoader {
         }
 
         let tokens = decodeTokens(reader, configPath: path)
-        let buckets = decodeBuckets(reader, upstreamNames: upstreamTable?.keys ?? [], tokenNames: Array(tokens.keys))
+        let buckets = decodeBuckets(
+            reader, upstreamNames: upstreamTable?.keys ?? [], tokenNames: Array(tokens.keys), configPath: path)
         guard diagnostics.errors.isEmpty else { return .failure(ConfigErrors(errors: diagnostics.errors)) }
         let warnings = diagnostics.warnings.sorted { $0.position < $1.position }
         var configuration = Configuration(
@@ -61,9 +62,9 @@ public enum ConfigLoader {
     }
 
     /// Every `[[bucket]]`, then the checks across buckets: unique names and mounts.
-    private static func decodeBuckets(_ reader: TableReader, upstreamNames: [String], tokenNames: [String])
-        -> [BucketConfig]
-    {
+    private static func decodeBuckets(
+        _ reader: TableReader, upstreamNames: [String], tokenNames: [String], configPath: String
+    ) -> [BucketConfig] {
         let diagnostics = reader.diagnostics
         guard let value = reader.value("bucket") else {
             if !reader.contains("bucket") {
@@ -77,10 +78,16 @@ public enum ConfigLoader {
             return []
         }
         var buckets: [Located<BucketConfig>] = []
+        var caches: [(bucket: String, cache: CacheConfig, position: SourcePosition)] = []
         for table in tables {
             let bucketReader = reader.reader(for: table, context: "[[bucket]]", knownKeys: BucketConfig.keys)
-            guard let bucket = BucketConfig.decode(bucketReader, upstreamNames: upstreamNames, tokenNames: tokenNames)
+            guard
+                let bucket = BucketConfig.decode(
+                    bucketReader, upstreamNames: upstreamNames, tokenNames: tokenNames, configPath: configPath)
             else { continue }
+            if let cache = bucket.value.cache {
+                caches.append((bucket.value.name, cache, bucketReader.keyPosition("cache")))
+            }
             if let other = buckets.first(where: { $0.value.name == bucket.value.name }) {
                 diagnostics.error(
                     "bucket '\(bucket.value.name)' is already defined at line \(other.position.line)",
@@ -92,6 +99,7 @@ public enum ConfigLoader {
             }
             buckets.append(bucket)
         }
+        CacheConfig.checkSharedDirectories(caches, diagnostics)
         return buckets.map(\.value)
     }
 }

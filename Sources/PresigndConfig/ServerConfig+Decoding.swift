@@ -4,7 +4,8 @@ extension ServerConfig {
         "listen", "admin_listen", "workers", "allow_remote", "allowed_clients", "unix_socket_mode",
         "unix_socket_owner", "unix_socket_group", "limits", "shutdown_timeout", "log_format", "log_level",
         "access_log", "spool_directory", "max_spool_size", "max_spool_total", "admin_token_file",
-        "cors_allowed_origins", "retry_budget", "retry_body_buffer",
+        "cors_allowed_origins", "admin_socket_mode", "admin_socket_owner", "admin_socket_group", "presign_api",
+        "retry_budget", "retry_body_buffer",
     ]
 
     static func decode(_ reader: TableReader, configPath: String) -> ServerConfig {
@@ -37,15 +38,12 @@ extension ServerConfig {
                 return nil
             }
         }
-        if let mode = reader.value("unix_socket_mode") {
-            if let bits = parseMode(mode) {
-                server.unixSocketMode = bits
-            } else {
-                diagnostics.error("'unix_socket_mode' must be an octal mode string such as \"0660\"", at: mode.position)
-            }
-        }
-        server.unixSocketOwner = reader.string("unix_socket_owner")?.value
-        server.unixSocketGroup = reader.string("unix_socket_group")?.value
+        server.unixSocketMode = socketMode("unix_socket_mode", reader) ?? server.unixSocketMode
+        server.unixSocketOwner = socketAccount("unix_socket_owner", reader, lookup: SystemAccounts.userID)
+        server.unixSocketGroup = socketAccount("unix_socket_group", reader, lookup: SystemAccounts.groupID)
+        server.adminSocketMode = socketMode("admin_socket_mode", reader)
+        server.adminSocketOwner = socketAccount("admin_socket_owner", reader, lookup: SystemAccounts.userID)
+        server.adminSocketGroup = socketAccount("admin_socket_group", reader, lookup: SystemAccounts.groupID)
         if let table = reader.table("limits") {
             server.limits = Limits.decode(reader.reader(for: table, context: "[server.limits]", knownKeys: Limits.keys))
         }
@@ -66,16 +64,7 @@ extension ServerConfig {
             }
             server.adminTokenFile = path
         }
-        if server.adminTokenFile == nil, case .tcp? = server.adminListen,
-            !server.listen.isEmpty, server.listen.allSatisfy({ if case .unix = $0 { true } else { false } })
-        {
-            // Issue 19 §6: a unix socket's mode and its buckets' allow lists keep local users apart; a tokenless
-            // presign API on TCP lets any local user mint links for every bucket without allow lists.
-            diagnostics.warning(
-                "the proxy listens on unix sockets only, but the presign API on admin_listen is reachable over TCP "
-                    + "without admin_token_file; set admin_token_file, or admin_listen = \"unix:/PATH\"",
-                at: reader.keyPosition("admin_listen"))
-        }
+        decodePresignAPI(reader, into: &server)
         for origin in reader.strings("cors_allowed_origins") ?? [] {
             if origin.value == "*" || (try? Endpoint.parse(origin.value).get()) != nil && !origin.value.hasSuffix("/") {
                 server.corsAllowedOrigins.append(origin.value)
@@ -112,6 +101,55 @@ extension ServerConfig {
             }
             return address
         }
+    }
+
+    /// `presign_api` and what it means with `admin_listen` and `admin_token_file` (issue 19 §6).
+    private static func decodePresignAPI(_ reader: TableReader, into server: inout ServerConfig) {
+        let diagnostics = reader.diagnostics
+        let choice = reader.choice("presign_api", as: PresignAPIAccess.self)
+        server.presignAPI = choice
+        switch (choice, server.adminTokenFile) {
+        case (.token?, nil):
+            diagnostics.error("presign_api = \"token\" needs admin_token_file", at: reader.keyPosition("presign_api"))
+        case (.open?, _?):
+            diagnostics.error(
+                "presign_api = \"open\" and admin_token_file contradict each other; remove one",
+                at: reader.keyPosition("presign_api"))
+        default:
+            break
+        }
+        guard case .tcp? = server.adminListen else { return }
+        let unixOnly = server.listen.allSatisfy { if case .unix = $0 { true } else { false } }
+        switch server.presignAPIAccess {
+        case .open where !server.listen.isEmpty && unixOnly:
+            // A unix socket's mode and its buckets' allow lists keep local users apart; a tokenless presign API on
+            // TCP lets any local user mint links for every bucket without allow lists.
+            diagnostics.warning(
+                "the proxy listens on unix sockets only, but presign_api = \"open\" serves the presign API over "
+                    + "TCP without a token; set admin_token_file, or admin_listen = \"unix:/PATH\"",
+                at: reader.keyPosition("presign_api"))
+        default:
+            break
+        }
+    }
+
+    /// A socket mode key, or nil when absent or invalid (reported).
+    private static func socketMode(_ key: String, _ reader: TableReader) -> UInt32? {
+        guard let mode = reader.value(key) else { return nil }
+        if let bits = parseMode(mode) { return bits }
+        reader.diagnostics.error("'\(key)' must be an octal mode string such as \"0660\"", at: mode.position)
+        return nil
+    }
+
+    /// A socket owner or group key: a name the system knows or a number; nil when absent or unknown (reported).
+    private static func socketAccount(
+        _ key: String, _ reader: TableReader, lookup: (String) -> UInt32?
+    ) -> UInt32? {
+        guard let text = reader.string(key) else { return nil }
+        if let id = lookup(text.value) { return id }
+        let kind = key.hasSuffix("group") ? "group" : "user"
+        reader.diagnostics.error("'\(key)': no \(kind) named '\(text.value)' on this system", at: text.position)
+        return nil
     }
 
     /// `"0660"` (octal string) or an integer such as `0o660`.

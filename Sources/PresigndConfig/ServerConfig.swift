@@ -6,6 +6,12 @@ public struct ServerConfig: Sendable, Hashable {
         case json
     }
 
+    /// `presign_api`: `token` requires `admin_token_file`'s bearer token; `open` serves whoever reaches the admin
+    /// listener (a TCP one only from loopback peers under a loopback Host); `off` refuses every presign request.
+    public enum PresignAPIAccess: String, Sendable, Hashable, CaseIterable {
+        case token, open, off
+    }
+
     /// `log_level`: the least severe level logged.
     public enum LogLevel: String, Sendable, Hashable, CaseIterable {
         case debug, info, warning, error
@@ -23,10 +29,20 @@ public struct ServerConfig: Sendable, Hashable {
     public var allowedClients: [CIDR] = []
     /// `unix_socket_mode`: permission bits of unix socket listeners, written as a string `"0660"` (default).
     public var unixSocketMode: UInt32 = 0o660
-    /// `unix_socket_owner`: user to chown unix sockets to; nil keeps the process user.
-    public var unixSocketOwner: String? = nil
-    /// `unix_socket_group`: group to chown unix sockets to; nil keeps the process group.
-    public var unixSocketGroup: String? = nil
+    /// `unix_socket_owner`: the user (name or number) unix socket listeners are chowned to; nil keeps the process
+    /// user.
+    public var unixSocketOwner: UInt32? = nil
+    /// `unix_socket_group`: the group (name or number) unix socket listeners are chowned to; nil keeps the process
+    /// group.
+    public var unixSocketGroup: UInt32? = nil
+    /// `admin_socket_mode`, `admin_socket_owner`, `admin_socket_group`: the same for a unix `admin_listen`; each
+    /// defaults to its `unix_socket_*` value (issue 19 §6).
+    public var adminSocketMode: UInt32? = nil
+    public var adminSocketOwner: UInt32? = nil
+    public var adminSocketGroup: UInt32? = nil
+    /// `presign_api`: who may use the presign API on the admin listener; nil decides by `admin_token_file` and the
+    /// kind of `admin_listen` (see `presignAPIAccess`).
+    public var presignAPI: PresignAPIAccess? = nil
     /// `[server.limits]`.
     public var limits = Limits()
     /// `shutdown_timeout`: how long SIGTERM waits for in-flight requests. Default 30 s.
@@ -59,4 +75,33 @@ public struct ServerConfig: Sendable, Hashable {
     public var retryBodyBuffer: Int = 64 * 1024
 
     public init() {}
+
+    /// The presign API's access as it runs: `presign_api` when set; otherwise `token` with `admin_token_file`, `open`
+    /// on a unix admin socket (its mode and owner decide who connects), and `off` on TCP, where any local user
+    /// could connect (issue 19 §6: a TCP admin listener needs a token unless the config opens it).
+    public var presignAPIAccess: PresignAPIAccess {
+        if let presignAPI { return presignAPI }
+        if adminTokenFile != nil { return .token }
+        if case .unix? = adminListen { return .open }
+        return .off
+    }
+
+    /// One line for `check-config` and the startup log: the presign API's access and, when it is off by default,
+    /// what to write to open it (earlier versions served a tokenless TCP presign API to loopback peers).
+    public var presignAPISummary: String? {
+        guard adminListen != nil else { return nil }
+        switch presignAPIAccess {
+        case .token: return "presign API: bearer token from admin_token_file"
+        case .open: return "presign API: open to whoever reaches admin_listen" + (isAdminTCP ? " from loopback" : "")
+        case .off where presignAPI == nil:
+            return "presign API: off (a TCP admin_listen without admin_token_file would let any local user mint "
+                + "links); set admin_token_file, or presign_api = \"open\" for loopback clients without a token"
+        case .off: return "presign API: off"
+        }
+    }
+
+    private var isAdminTCP: Bool {
+        if case .tcp? = adminListen { return true }
+        return false
+    }
 }

@@ -84,7 +84,9 @@ public struct ListenSocket: Sendable {
         }
     }
 
-    public static func unix(path: String, mode: UInt32, backlog: Int32 = 1024) throws(ListenError) -> ListenSocket {
+    public static func unix(path: String, access: UnixSocketAccess, backlog: Int32 = 1024) throws(ListenError)
+        -> ListenSocket
+    {
         let display = "unix:" + path
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -110,9 +112,22 @@ public struct ListenSocket: Sendable {
             close(fd)
             throw .socket(address: display, call: "bind", errno: code)
         }
-        guard chmod(path, mode_t(mode)) == 0 else {
+        // Owner first: chown may clear set-id bits, and the mode is what the configuration says.
+        if access.owner != nil || access.group != nil {
+            guard
+                chown(path, access.owner.map { uid_t($0) } ?? uid_t.max, access.group.map { gid_t($0) } ?? gid_t.max)
+                    == 0
+            else {
+                let code = errno
+                close(fd)
+                _ = unlink(path)
+                throw .socket(address: display, call: "chown", errno: code)
+            }
+        }
+        guard chmod(path, mode_t(access.mode)) == 0 else {
             let code = errno
             close(fd)
+            _ = unlink(path)
             throw .socket(address: display, call: "chmod", errno: code)
         }
         guard listen(fd, backlog) == 0 else {
@@ -165,5 +180,20 @@ public struct ListenSocket: Sendable {
         }
         guard status == 0 else { return nil }
         return SocketAddress(storage).description
+    }
+}
+
+/// Who may connect to a unix socket listener: its permission bits and, optionally, its owner and group.
+public struct UnixSocketAccess: Sendable, Hashable {
+    public var mode: UInt32
+    /// nil keeps the process user.
+    public var owner: UInt32?
+    /// nil keeps the process group.
+    public var group: UInt32?
+
+    public init(mode: UInt32, owner: UInt32? = nil, group: UInt32? = nil) {
+        self.mode = mode
+        self.owner = owner
+        self.group = group
     }
 }

@@ -14,7 +14,7 @@ public struct ClassifiedOperation: Equatable, Sendable {
 /// at once is denied: deny by default where meaning is unclear.
 public enum OperationClassifier {
     public static func classify(
-        method: String, hasKey: Bool, queryNames: some Sequence<String>, listType: String? = nil,
+        method: String, hasKey: Bool, queryNames: [String], listType: String? = nil,
         hasCopySource: Bool = false, hasCopySourceRange: Bool = false
     ) throws(PolicyDenial) -> ClassifiedOperation {
         var subresource: String? = nil

@@ -53,6 +53,7 @@ enum CheckConfigCommand {
         let server = configuration.server
         var lines = ["listen: " + server.listen.map(\.description).joined(separator: ", ")]
         lines.append("admin_listen: " + (server.adminListen?.description ?? "off"))
+        if let presign = server.presignAPISummary { lines.append(presign) }
         for name in configuration.upstreamNames {
             guard let upstream = configuration.upstreams[name] else { continue }
             lines.append(
@@ -75,6 +76,27 @@ enum CheckConfigCommand {
             if !bucket.allow.isEmpty { line += ", allow " + bucket.allow.map(\.description).joined(separator: " ") }
             lines.append(line)
         }
+        lines += cacheSummary(configuration.buckets)
         return lines.map { "  " + $0 }.joined(separator: "\n")
+    }
+
+    /// One line per cache directory: its cap, who shares it, and that it is not served yet (issue 23).
+    static func cacheSummary(_ buckets: [BucketConfig]) -> [String] {
+        var directories: [String] = []
+        for bucket in buckets {
+            if let cache = bucket.cache, !directories.contains(cache.directory) { directories.append(cache.directory) }
+        }
+        return directories.map { directory in
+            let sharing = buckets.filter { $0.cache?.directory == directory }
+            let details = sharing.compactMap { bucket in
+                bucket.cache.map { cache in
+                    "\(bucket.name) (slice \(ByteSize.format(cache.sliceSize)), revalidate after "
+                        + "\(cache.revalidateAfter))"
+                }
+            }
+            let cap = sharing.first?.cache.map { ByteSize.format($0.maxSize) } ?? "?"
+            return "cache \(directory): max_size \(cap), buckets \(details.joined(separator: ", ")); "
+                + "not served yet (issue 23): every GET goes upstream"
+        }
     }
 }

@@ -15,6 +15,7 @@ enum PresigndCommand {
           explain        show how the access policy judges a request (operation, keys, decision, rule)
           mint           mint scoped R2 temporary credentials locally
           credentials    fetch the upstreams' credentials once and show where from (no secrets)
+          cache          stats or purge the read cache's directories (offline)
           healthcheck    probe the admin listener (for Docker HEALTHCHECK)
           version        print the version
           help           print this help
@@ -41,6 +42,7 @@ enum PresigndCommand {
         case "explain": return ExplainCommand.main(arguments)
         case "mint": return MintCommand.main(arguments)
         case "credentials": return CredentialsCommand.main(arguments)
+        case "cache": return CacheCommand.main(arguments)
         case "healthcheck": return HealthcheckCommand.main(arguments)
         case "version":
             Console.out("presignd \(version)")

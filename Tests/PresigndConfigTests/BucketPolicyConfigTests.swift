@@ -1,3 +1,4 @@
+import Foundation
 import PresigndConfig
 import PresigndTestSupport
 import Testing
@@ -70,13 +71,59 @@ import Testing
             ])
     }
 
-    @Test func warnsWhenUnixOnlyProxyHasATokenlessPresignAPIOnTCP() throws {
+    @Test func warnsWhenUnixOnlyProxyOpensThePresignAPIOnTCP() throws {
         let unixOnly =
-            "[server]\nlisten = [\"unix:/run/p.sock\"]\nadmin_listen = \"127.0.0.1:9180\"\n" + minimalUpstream
-        let warnings = try #require(loaded(unixOnly)).warnings.map(\.message)
-        #expect(warnings.contains { $0.hasPrefix("the proxy listens on unix sockets only") })
+            "[server]\nlisten = [\"unix:/run/p.sock\"]\nadmin_listen = \"127.0.0.1:9180\"\npresign_api = \"open\"\n"
+            + minimalUpstream
+        let configuration = try #require(loaded(unixOnly))
+        #expect(configuration.server.presignAPIAccess == .open)
+        #expect(
+            configuration.warnings.map(\.message).contains { $0.hasPrefix("the proxy listens on unix sockets only") })
         let unixAdmin =
             "[server]\nlisten = [\"unix:/run/p.sock\"]\nadmin_listen = \"unix:/run/a.sock\"\n" + minimalUpstream
         #expect(try #require(loaded(unixAdmin)).warnings.allSatisfy { !$0.message.contains("presign API") })
+    }
+
+    /// Issue 19 §6: on a TCP admin listener the presign API needs a token unless the config opens it; the summary
+    /// (check-config, startup log) says what to write to open it.
+    @Test func presignAPIOnTCPNeedsATokenUnlessOpened() throws {
+        let tokenless = "[server]\nadmin_listen = \"127.0.0.1:9180\"\n" + minimalUpstream
+        let closed = try #require(loaded(tokenless))
+        #expect(closed.server.presignAPIAccess == .off)
+        #expect(closed.warnings.isEmpty)
+        #expect(closed.server.presignAPISummary?.contains("set admin_token_file, or presign_api = \"open\"") == true)
+        let explicit = "[server]\nadmin_listen = \"127.0.0.1:9180\"\npresign_api = \"off\"\n" + minimalUpstream
+        #expect(try #require(loaded(explicit)).server.presignAPISummary == "presign API: off")
+        let unixAdmin = "[server]\nadmin_listen = \"unix:/run/a.sock\"\n" + minimalUpstream
+        #expect(try #require(loaded(unixAdmin)).server.presignAPIAccess == .open)
+        let path = "/tmp/presignd-admin-token-\(getpid())"
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("secret-token-1234\n".utf8)))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let withToken = "[server]\nadmin_token_file = \"\(path)\"\n" + minimalUpstream
+        #expect(try #require(loaded(withToken)).server.presignAPIAccess == .token)
+        #expect(
+            described(errors("[server]\npresign_api = \"token\"\n" + minimalUpstream)) == [
+                "2:1: presign_api = \"token\" needs admin_token_file"
+            ])
+        #expect(
+            described(errors("[server]\npresign_api = \"open\"\nadmin_token_file = \"\(path)\"\n" + minimalUpstream))
+                == ["2:1: presign_api = \"open\" and admin_token_file contradict each other; remove one"])
+        #expect(
+            described(errors("[server]\npresign_api = \"maybe\"\n" + minimalUpstream)).first?.hasPrefix(
+                "2:15: invalid presign_api 'maybe'") == true)
+    }
+
+    /// Unix socket owners and groups are names the system knows or numbers; the admin socket has its own.
+    @Test func unixSocketOwnersResolve() throws {
+        let text =
+            "[server]\nunix_socket_owner = \"root\"\nunix_socket_group = \"0\"\nadmin_socket_mode = \"0600\"\n"
+            + "admin_socket_group = \"root\"\n" + minimalUpstream
+        let server = try #require(loaded(text)).server
+        #expect(server.unixSocketOwner == 0 && server.unixSocketGroup == 0)
+        #expect(server.adminSocketMode == 0o600 && server.adminSocketGroup == 0 && server.adminSocketOwner == nil)
+        #expect(
+            described(errors("[server]\nadmin_socket_owner = \"no-such-user-xyz\"\n" + minimalUpstream)) == [
+                "2:22: 'admin_socket_owner': no user named 'no-such-user-xyz' on this system"
+            ])
     }
 }

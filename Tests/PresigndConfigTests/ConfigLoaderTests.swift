@@ -222,7 +222,9 @@ import Testing
             "session_token", "credentials_profile", "credentials_file", "name", "upstream", "mount", "access",
             "allowed_prefixes", "allowed_methods", "max_upload_size", "redirect", "redirect_expires",
             "max_presign_expiry", "plus_in_path_is_space", "allowed_actions", "denied_actions", "allow", "file",
-            "credential_process", "credential_process_timeout", "credential_source",
+            "credential_process", "credential_process_timeout", "credential_source", "admin_socket_mode",
+            "admin_socket_owner", "admin_socket_group", "presign_api", "directory", "max_size", "slice_size",
+            "max_object_size", "revalidate_after", "include_prefixes", "negative_ttl", "x_cache_header",
         ]
         for key in keys { #expect(text.contains("\(key) = "), "example lacks \(key)") }
     }

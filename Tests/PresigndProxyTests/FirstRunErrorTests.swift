@@ -41,7 +41,7 @@ import Testing
         close(file)
         defer { unlink(path) }
         do {
-            let socket = try ListenSocket.unix(path: path, mode: 0o660)
+            let socket = try ListenSocket.unix(path: path, access: UnixSocketAccess(mode: 0o660))
             close(socket.fd)
             Issue.record("bound over a regular file")
         } catch {

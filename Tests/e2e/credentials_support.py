@@ -27,7 +27,7 @@ class RefreshingConfig(PresigndConfig):
     def render(self) -> str:
         return "\n".join([
             "[server]", f"listen = {json.dumps(self.listen)}", f"admin_listen = {toml_str(self.admin_listen)}",
-            f"workers = {self.workers}", "",
+            f"workers = {self.workers}", 'presign_api = "open"', "",
             f"[upstream.{self.upstream_name}]", 'provider = "custom"', f"endpoint = {toml_str(self.endpoint)}",
             *[f"{key} = {toml_str(value)}" for key, value in self.credentials.items()], "",
             "[[bucket]]", 'name = "data"', f"upstream = {toml_str(self.upstream_name)}", "",

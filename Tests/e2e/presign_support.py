@@ -49,6 +49,9 @@ def links_config(verifier: Verifier, directory: str, *, token: bool = True,
             f.write(TOKEN + "\n")
         os.chmod(token_file, 0o600)
         server_extra["admin_token_file"] = token_file
+    else:
+        # A TCP admin listener without a token serves the presign API only when the config opens it (issue 19 §6).
+        server_extra["presign_api"] = "open"
     return PresigndConfig(
         upstreams=[Upstream(name="verifier", endpoint=verifier.endpoint, region=REGION,
                             access_key_id=ACCESS_KEY, secret_access_key=SECRET_KEY)],

@@ -6,7 +6,7 @@ import pytest
 
 from conftest import require_presignd_binary as presignd_binary
 
-SUBCOMMANDS = ["run", "check-config", "sign", "presign", "explain", "healthcheck"]
+SUBCOMMANDS = ["run", "check-config", "sign", "presign", "explain", "healthcheck", "cache"]
 
 
 def run(*args, env=None):

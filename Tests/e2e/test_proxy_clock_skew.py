@@ -38,7 +38,7 @@ def skewed(work_dir):
                             access_key_id=recorder.access_key_id, secret_access_key=recorder.secret_access_key)],
         buckets=[Bucket("b", "ahead"), Bucket("links", "ahead", extra={"redirect": True})],
         # A fixed admin port: `presignd presign --config` asks the daemon there for the offset it measured.
-        admin_listen=f"127.0.0.1:{_free_port()}")
+        admin_listen=f"127.0.0.1:{_free_port()}", server_extra={"presign_api": "open"})
     daemon = Presignd(require_presignd_binary(), config, os.path.join(work_dir, "skew")).start()
     try:
         yield recorder, daemon

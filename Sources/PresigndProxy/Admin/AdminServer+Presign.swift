@@ -6,8 +6,10 @@ import PresigndSigV4
     import Glibc
 #endif
 
-/// The presign API's settings from `[server]`: `admin_token_file` and `cors_allowed_origins`.
+/// The presign API's settings from `[server]`: `presign_api`, `admin_token_file` and `cors_allowed_origins`.
 struct AdminAPISettings: Sendable {
+    /// Who may call it (`ServerConfig.presignAPIAccess`).
+    var access: ServerConfig.PresignAPIAccess = .open
     /// The file holding the bearer token; read on every request, so it can be rotated without a reload.
     var tokenFile: String? = nil
     /// Origins answered with CORS headers (`"*"` allows any).
@@ -64,7 +66,6 @@ extension AdminServer {
     func respondPresign(head: RequestHead, body: [UInt8], isLoopbackPeer: Bool, principal: Principal)
         -> LocalResponse
     {
-        let api = daemon.settings.adminAPI
         func error(
             _ status: Int, _ code: String, _ field: String, _ message: String,
             _ headers: [(name: String, value: String)] = []
@@ -92,26 +93,8 @@ extension AdminServer {
         guard head.method == "POST" else {
             return error(405, "MethodNotAllowed", "", "use POST", cors + [("Allow", "POST, OPTIONS")])
         }
-        if let tokenFile = api.tokenFile {
-            guard let token = Self.readToken(tokenFile) else {
-                logger.error("Cannot read admin_token_file; refusing presign requests", metadata: ["path": tokenFile])
-                return error(500, "TokenUnavailable", "", "the admin token file cannot be read", cors)
-            }
-            let challenge = [("WWW-Authenticate", "Bearer realm=\"presignd\"")]
-            guard let presented = BearerToken.parse(head.headers["authorization"]) else {
-                return error(401, "MissingToken", "authorization", "a bearer token is required", cors + challenge)
-            }
-            guard BearerToken.constantTimeEquals(Array(presented.utf8), token) else {
-                return error(401, "InvalidToken", "authorization", "the bearer token is wrong", cors + challenge)
-            }
-        } else {
-            // No token: loopback only, and only under a loopback Host (a DNS-rebinding page sends its own name).
-            guard isLoopbackPeer else {
-                return error(403, "AccessDenied", "", "without admin_token_file the presign API is loopback-only", cors)
-            }
-            guard Self.isLocalHost(head.headers["host"]) else {
-                return error(403, "AccessDenied", "host", "Host must be localhost or an IP address", cors)
-            }
+        if let (failure, headers) = refusal(of: head, isLoopbackPeer: isLoopbackPeer) {
+            return error(failure.status, failure.code, failure.field, failure.message, cors + headers)
         }
         let mediaType = (head.headers["content-type"] ?? "").split(separator: ";").first.map {
             ASCII.lowercased(String($0.trimmingSpaces()))
@@ -130,6 +113,64 @@ extension AdminServer {
                 metadata: ["bucket": link.bucket, "http.method": link.method, "expires.s": String(link.expiresIn)])
         }
         return LocalResponse(status: result.status, json: result.body, headers: cors + [("Cache-Control", "no-store")])
+    }
+
+    /// Why the admin API refuses this caller, per `presign_api` (issue 19 §6), or nil when it may go on.
+    func refusal(of head: RequestHead, isLoopbackPeer: Bool) -> (PresignFailure, [(name: String, value: String)])? {
+        let api = daemon.settings.adminAPI
+        switch api.access {
+        case .off:
+            return (
+                PresignFailure(
+                    status: 403, code: "AccessDenied", field: "",
+                    message: "the presign API is off on this listener; set admin_token_file, or presign_api = \"open\""),
+                []
+            )
+        case .token:
+            guard let tokenFile = api.tokenFile, let token = Self.readToken(tokenFile) else {
+                logger.error(
+                    "Cannot read admin_token_file; refusing presign requests",
+                    metadata: ["path": api.tokenFile ?? ""])
+                return (
+                    PresignFailure(
+                        status: 500, code: "TokenUnavailable", field: "", message: "the admin token file cannot be read"
+                    ), []
+                )
+            }
+            let challenge = [(name: "WWW-Authenticate", value: "Bearer realm=\"presignd\"")]
+            guard let presented = BearerToken.parse(head.headers["authorization"]) else {
+                return (
+                    PresignFailure(
+                        status: 401, code: "MissingToken", field: "authorization", message: "a bearer token is required"
+                    ), challenge
+                )
+            }
+            guard BearerToken.constantTimeEquals(Array(presented.utf8), token) else {
+                return (
+                    PresignFailure(
+                        status: 401, code: "InvalidToken", field: "authorization", message: "the bearer token is wrong"),
+                    challenge
+                )
+            }
+            return nil
+        case .open:
+            // No token: loopback only, and only under a loopback Host (a DNS-rebinding page sends its own name).
+            guard isLoopbackPeer else {
+                return (
+                    PresignFailure(
+                        status: 403, code: "AccessDenied", field: "",
+                        message: "without admin_token_file the presign API is loopback-only"), []
+                )
+            }
+            guard Self.isLocalHost(head.headers["host"]) else {
+                return (
+                    PresignFailure(
+                        status: 403, code: "AccessDenied", field: "host",
+                        message: "Host must be localhost or an IP address"), []
+                )
+            }
+            return nil
+        }
     }
 
     /// CORS response headers: `[]` without an `Origin`, nil when the origin is not allowed.

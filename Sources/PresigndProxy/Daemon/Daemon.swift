@@ -91,7 +91,7 @@ final class Daemon {
             logger.info("Listening", metadata: ["listen.address": socket.boundAddress, "workers": String(count)])
         }
         if let adminSpec = plan.adminListen {
-            let socket = try bind(adminSpec)
+            let socket = try bind(adminSpec, access: plan.adminSocket)
             admin = try AdminServer(loop: loop, socket: socket, daemon: self, logger: logger)
             boundAdmin = adminSpec
             logger.info("Admin listening", metadata: ["listen.address": socket.boundAddress])
@@ -155,7 +155,7 @@ final class Daemon {
     ) throws(StartupError) {
         let workers = perWorker.count
         for spec in specs {
-            let first = try bind(spec, joining: held.contains(spec))
+            let first = try bind(spec, joining: held.contains(spec), access: plan.unixSocket)
             perWorker[0].append(first)
             for index in 1..<max(1, workers) where index < workers {
                 switch spec {
@@ -175,11 +175,13 @@ final class Daemon {
         }
     }
 
-    private func bind(_ spec: ListenSpec, joining: Bool = false) throws(StartupError) -> ListenSocket {
+    private func bind(
+        _ spec: ListenSpec, joining: Bool = false, access: UnixSocketAccess
+    ) throws(StartupError) -> ListenSocket {
         do {
             switch spec {
             case .tcp(let host, let port): return try ListenSocket.tcp(host: host, port: port, joining: joining)
-            case .unix(let path): return try ListenSocket.unix(path: path, mode: plan.unixSocketMode)
+            case .unix(let path): return try ListenSocket.unix(path: path, access: access)
             }
         } catch {
             throw StartupError(error)

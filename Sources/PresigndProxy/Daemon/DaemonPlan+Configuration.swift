@@ -78,6 +78,9 @@ extension DaemonPlan {
                     ]
                 ))
         }
+        if let presign = server.presignAPISummary {
+            summary.append(("Presign API", [("access", server.presignAPIAccess.rawValue), ("detail", presign)]))
+        }
         let limits = server.limits
         var clientLimits = ClientLimits()
         clientLimits.maxRequestLineBytes = limits.maxRequestLineBytes
@@ -108,13 +111,20 @@ extension DaemonPlan {
                 allowedClients: server.allowedClients, spoolDirectory: server.spoolDirectory,
                 maxSpoolSize: server.maxSpoolSize,
                 adminAPI: AdminAPISettings(
-                    tokenFile: server.adminTokenFile, corsAllowedOrigins: server.corsAllowedOrigins),
+                    access: server.presignAPIAccess, tokenFile: server.adminTokenFile,
+                    corsAllowedOrigins: server.corsAllowedOrigins),
                 tokens: configuration.tokens.sorted { $0.key < $1.key }.map {
                     ($0.key, Array($0.value.exposedValue.utf8))
                 }, retryBudget: server.retryBudget, retryBodyBuffer: server.retryBodyBuffer),
             listen: server.listen.map(Self.spec), adminListen: server.adminListen.map(Self.spec),
             workers: server.workers, shutdownTimeoutMilliseconds: server.shutdownTimeout.milliseconds,
-            unixSocketMode: server.unixSocketMode, summary: summary, descriptors: descriptors,
+            unixSocket: UnixSocketAccess(
+                mode: server.unixSocketMode, owner: server.unixSocketOwner, group: server.unixSocketGroup),
+            adminSocket: UnixSocketAccess(
+                mode: server.adminSocketMode ?? server.unixSocketMode,
+                owner: server.adminSocketOwner ?? server.unixSocketOwner,
+                group: server.adminSocketGroup ?? server.unixSocketGroup),
+            summary: summary, descriptors: descriptors,
             maxSpoolTotal: server.maxSpoolTotal ?? SpoolBudget.automaticLimit(directory: server.spoolDirectory),
             refreshingCredentials: refreshingCredentials)
     }

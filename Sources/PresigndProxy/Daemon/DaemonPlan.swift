@@ -2,6 +2,7 @@
     import Glibc
 #endif
 import PresigndConfig
+import PresigndIO
 
 /// A listen address as the daemon binds it.
 public enum ListenSpec: Sendable, Hashable, CustomStringConvertible {
@@ -23,7 +24,9 @@ struct DaemonPlan: Sendable {
     var adminListen: ListenSpec?
     var workers: Int
     var shutdownTimeoutMilliseconds: Int
-    var unixSocketMode: UInt32
+    /// Mode and owner of unix `listen` sockets, and of a unix `admin_listen` socket.
+    var unixSocket: UnixSocketAccess
+    var adminSocket: UnixSocketAccess
     /// One line per upstream/bucket for the startup log (never secrets).
     var summary: [(message: String, metadata: [(String, String)])]
     /// How the configuration meets the file-descriptor limit.

@@ -23,7 +23,7 @@ extension RequestRewriter {
         do throws(PolicyDenial) {
             let headers = try RequestHardening.checkHeaders(head.headers)
             let classified = try OperationClassifier.classify(
-                method: head.method, hasKey: !key.isEmpty, queryNames: query.lazy.map(\.name),
+                method: head.method, hasKey: !key.isEmpty, queryNames: query.isEmpty ? [] : query.map(\.name),
                 listType: query.first(where: { $0.name == "list-type" })?.value, hasCopySource: headers.hasCopySource,
                 hasCopySourceRange: headers.hasCopySourceRange)
             operation = classified
@@ -67,7 +67,7 @@ extension RequestRewriter {
     }
 
     /// Path and query refusals that hold for every bucket; `queryNames` before presign parameters are removed.
-    static func harden(decodedPath: [UInt8], queryNames: some Sequence<String>) throws(ProxyError) {
+    static func harden(decodedPath: [UInt8], queryNames: [String]) throws(ProxyError) {
         do throws(PolicyDenial) {
             try RequestHardening.checkPath(decodedPath)
             try RequestHardening.checkQuery(queryNames)

@@ -86,7 +86,7 @@ enum RequestRewriter {
         } catch {
             throw .badRequest("invalid percent-encoding in the query")
         }
-        try harden(decodedPath: [], queryNames: query.lazy.map(\.name))
+        try harden(decodedPath: [], queryNames: query.isEmpty ? [] : query.map(\.name))
         // Client presign parameters never reach the upstream (DESIGN §6).
         if query.contains(where: { PresignParameters.isPresignParameter(name: $0.name) }) {
             query.removeAll { PresignParameters.isPresignParameter(name: $0.name) }

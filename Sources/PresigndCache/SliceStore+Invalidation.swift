@@ -1,0 +1,49 @@
+/// Invalidation (a write through presignd, the admin endpoint, `presignd cache purge`) and remembered 404s.
+extension SliceStore {
+    /// Drops `name` at once: its slices and its entry; a fill under way fails its commit (`objectChanged`).
+    /// Returns the number of objects dropped (0 or 1).
+    @discardableResult
+    public func invalidate(_ name: ObjectName) throws(CacheError) -> Int {
+        try invalidate { $0 == name }
+    }
+
+    /// Drops every object of `bucket` (on `upstream`, when given) whose key starts with `keyPrefix`.
+    @discardableResult
+    public func invalidate(upstream: String?, bucket: String?, keyPrefix: String) throws(CacheError) -> Int {
+        try invalidate { name in
+            (upstream == nil || name.upstream == upstream) && (bucket == nil || name.bucket == bucket)
+                && name.key.hasPrefix(keyPrefix)
+        }
+    }
+
+    /// Drops every object whose name `matches`; returns how many.
+    public func invalidate(where matches: (ObjectName) -> Bool) throws(CacheError) -> Int {
+        let root = objectsRoot
+        let dropped = try state.withLock { (state) throws(CacheError) -> Int in
+            state.missing = state.missing.filter { !matches($0.value.name) }
+            let keys = state.entries.filter { matches($0.value.meta.identity.name) }.map(\.key)
+            for key in keys { try Self.remove(key, in: &state, root: root, keepDirectory: false) }
+            return keys.count
+        }
+        emptyTrash()
+        metrics.setSize(state.withLock { $0.eviction.totalSize })
+        return dropped
+    }
+
+    /// Remembers a 404 for `name` until `until` (wall-clock milliseconds; `negative_ttl`). Memory only.
+    public func rememberMissing(_ name: ObjectName, until: Int) throws(CacheError) {
+        let key = try Self.key(name)
+        state.withLock { $0.missing[key] = (name, until) }
+    }
+
+    /// Whether a remembered 404 for `name` still holds at `now`.
+    public func isKnownMissing(_ name: ObjectName, now: Int) throws(CacheError) -> Bool {
+        let key = try Self.key(name)
+        return state.withLock { state in
+            guard let missing = state.missing[key], missing.name == name else { return false }
+            if missing.until > now { return true }
+            state.missing[key] = nil
+            return false
+        }
+    }
+}

@@ -1,0 +1,185 @@
+import PresigndSigV4
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The slice store of one cache directory (issue 23 §2, §7): one file per slice, an in-memory index of present
+/// slices rebuilt by the integrity check on open, S3-FIFO eviction by slice under `maxSize`. Shared by every
+/// worker (and every bucket naming the directory); one process owns the directory at a time (`lock`).
+///
+/// On disk: `objects/<2 hex>/<key>/meta` (identity and stored answer) and `<version tag>-<index>` slice files,
+/// each complete: a slice is written as `tmp-*`, synced, then renamed (write, then mark present).
+public final class SliceStore: Sendable {
+    public let directory: String
+    /// `max_size` of the directory (changed by `resize`).
+    public var maxSize: Int { state.withLock { $0.eviction.capacity } }
+    public let metrics: CacheMetrics
+    private let lockDescriptor: Int32
+    let state: Mutex<State>
+
+    struct Entry: Sendable {
+        var meta: ObjectMeta
+        var versionTag: String
+        var present: Set<Int>
+    }
+
+    struct State: Sendable {
+        var entries: [CacheKey: Entry]
+        var eviction: SliceEviction<SliceID>
+        var missing: [CacheKey: (name: ObjectName, until: Int)] = [:]
+        var temporaryCounter = 0
+        /// Files renamed out of the way under the lock, to unlink after it (`emptyTrash`).
+        var trash: [String] = []
+    }
+
+    /// Opens (creating it if needed) and checks the directory; its parent must exist. Fails with
+    /// `directoryLocked` when another process holds it.
+    public init(directory: String, maxSize: Int, metrics: CacheMetrics = CacheMetrics()) throws(CacheError) {
+        self.directory = directory
+        self.metrics = metrics
+        try FileSystem.makeDirectory(directory)
+        lockDescriptor = try FileSystem.lockDirectory(directory)
+        do {
+            try FileSystem.makeDirectory(directory + "/objects")
+            let (entries, report) = try Self.scan(directory + "/objects")
+            var state = State(entries: entries, eviction: SliceEviction(capacity: maxSize))
+            // A smaller max_size than last time evicts at once.
+            for (key, entry) in entries.sorted(by: { $0.key < $1.key }) {
+                for index in entry.present.sorted() {
+                    let size = entry.meta.layout.bytes(ofSlice: index).count
+                    let victims = state.eviction.insert(SliceID(key: key, index: index), size: size)
+                    try Self.drop(victims, in: &state, root: directory + "/objects")
+                }
+            }
+            self.state = Mutex(state)
+            self.integrity = report
+        } catch {
+            FileSystem.close(lockDescriptor)
+            throw error
+        }
+        emptyTrash()
+        metrics.setSize(state.withLock { $0.eviction.totalSize })
+    }
+
+    /// Applies a reloaded `max_size` to the open store (a reload keeps the store of a directory that stays: the
+    /// directory's lock belongs to it), evicting at once when it shrank.
+    public func resize(maxSize: Int) throws(CacheError) {
+        let root = objectsRoot
+        let evicted = try state.withLock { (state) throws(CacheError) -> Int in
+            let victims = state.eviction.resize(capacity: maxSize)
+            try Self.drop(victims, in: &state, root: root)
+            return victims.count
+        }
+        emptyTrash()
+        metrics.countEvictions(evicted)
+        metrics.setSize(state.withLock { $0.eviction.totalSize })
+    }
+
+    /// What the check on open removed.
+    public let integrity: IntegrityReport
+
+    deinit { FileSystem.close(lockDescriptor) }
+
+    /// The entry for `name`, if the store holds one: the full name is compared, not only its hash.
+    public func lookup(_ name: ObjectName) throws(CacheError) -> CachedObject? {
+        let key = try Self.key(name)
+        return state.withLock { state in
+            guard let entry = state.entries[key], entry.meta.identity.name == name else { return nil }
+            return Self.cached(entry)
+        }
+    }
+
+    /// Records an object (a cacheable upstream answer) before its slices are written. The same version keeps its
+    /// slices; another version (or size) replaces the entry and drops every old slice first.
+    @discardableResult
+    public func store(_ identity: ObjectIdentity, stored: StoredResponse, sliceSize: Int, now: Int)
+        throws(CacheError) -> CachedObject
+    {
+        let key = try Self.key(identity.name)
+        let tag = try Self.versionTag(identity.version)
+        let root = objectsRoot
+        defer { emptyTrash() }
+        return try state.withLock { (state) throws(CacheError) -> CachedObject in
+            state.missing[key] = nil
+            if let entry = state.entries[key], entry.meta.identity == identity,
+                entry.meta.stored.objectSize == stored.objectSize
+            {
+                return Self.cached(entry)
+            }
+            try Self.remove(key, in: &state, root: root, keepDirectory: true)
+            let meta = ObjectMeta(
+                identity: identity, stored: stored, sliceSize: sliceSize, storedAt: now, validatedAt: now)
+            try Self.writeMeta(meta, key: key, root: root, counter: &state.temporaryCounter)
+            let entry = Entry(meta: meta, versionTag: tag, present: [])
+            state.entries[key] = entry
+            return Self.cached(entry)
+        }
+    }
+
+    /// A 304 (or the same ETag) confirmed the stored version at `now`. Kept in memory only: after a restart the
+    /// older time on disk makes the next use revalidate sooner, never later.
+    public func markValidated(_ identity: ObjectIdentity, at now: Int) throws(CacheError) {
+        let key = try Self.key(identity.name)
+        state.withLock { state in
+            if state.entries[key]?.meta.identity == identity { state.entries[key]?.meta.validatedAt = now }
+        }
+    }
+
+    /// What the store holds, of the objects whose name `matches` (all by default).
+    public func statistics(matching: (ObjectName) -> Bool = { _ in true }) -> StoreStatistics {
+        state.withLock { state in
+            var statistics = StoreStatistics(capacity: state.eviction.capacity)
+            for entry in state.entries.values where matching(entry.meta.identity.name) {
+                statistics.objects += 1
+                statistics.slices += entry.present.count
+                statistics.bytes += entry.present.reduce(0) { $0 + entry.meta.layout.bytes(ofSlice: $1).count }
+            }
+            return statistics
+        }
+    }
+
+    var objectsRoot: String { directory + "/objects" }
+
+    static func key(_ name: ObjectName) throws(CacheError) -> CacheKey {
+        do { return try CacheKey(name) } catch { throw .hashing("\(error)") }
+    }
+
+    static func versionTag(_ version: ObjectVersion) throws(CacheError) -> String {
+        do { return try CacheKey.versionTag(version) } catch { throw .hashing("\(error)") }
+    }
+
+    static func cached(_ entry: Entry) -> CachedObject {
+        CachedObject(
+            identity: entry.meta.identity, stored: entry.meta.stored, layout: entry.meta.layout,
+            validatedAt: entry.meta.validatedAt, presentSlices: entry.present.sorted())
+    }
+
+    static func objectDirectory(_ key: CacheKey, root: String) -> String { root + "/" + key.shard + "/" + key.hex }
+
+    static func slicePath(_ key: CacheKey, tag: String, index: Int, root: String) -> String {
+        objectDirectory(key, root: root) + "/" + tag + "-" + String(index)
+    }
+
+    /// Writes `meta` as a temporary file, syncs it, renames it over `meta`: readers see the old or the new file.
+    static func writeMeta(_ meta: ObjectMeta, key: CacheKey, root: String, counter: inout Int) throws(CacheError) {
+        try FileSystem.makeDirectory(root + "/" + key.shard)
+        let directory = objectDirectory(key, root: root)
+        try FileSystem.makeDirectory(directory)
+        counter += 1
+        let temporary = directory + "/tmp-meta-" + String(getpid()) + "-" + String(counter)
+        let descriptor = try FileSystem.open(temporary, O_WRONLY | O_CREAT | O_EXCL)
+        do throws(CacheError) {
+            defer { FileSystem.close(descriptor) }
+            try FileSystem.withBytes(meta.encoded) { (raw) throws(CacheError) in
+                try FileSystem.writeAll(descriptor, raw, path: temporary)
+            }
+            try FileSystem.fdatasync(descriptor, path: temporary)
+            try FileSystem.rename(temporary, directory + "/meta")
+        } catch {
+            try? FileSystem.unlink(temporary)
+            throw error
+        }
+    }
+}

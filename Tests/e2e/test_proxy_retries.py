@@ -128,6 +128,22 @@ def test_a_streamed_body_that_already_left_is_not_retried(started):
     assert metric(samples, "presignd_upstream_retries_total", upstream="rec", reason="slow_down") == 0
 
 
+def test_a_spooled_body_is_sent_again_from_its_file(started):
+    recorder, daemon = started("spooled")
+    recorder.script = [(500, {"Content-Type": "application/xml"},
+                        b"<Error><Code>InternalError</Code><Message>try again</Message></Error>")]
+    body = os.urandom(300 * 1024)  # chunked, no length: spooled whole, then sent with Content-Length
+    put = curl("-X", "PUT", "-H", "Transfer-Encoding: chunked", "-H", "Content-Type: application/octet-stream",
+               "--data-binary", "@-", f"{daemon.endpoint}/b/spooled", input=body)
+    assert put.status == 200, put.body
+    attempts = recorder.requests_for("/b/spooled")
+    assert len(attempts) == 2
+    assert all(r.body == body and not r.was_chunked and not r.problems for r in attempts)
+    assert recorder.objects["/b/spooled"] == body
+    samples = _metrics(daemon)
+    assert metric(samples, "presignd_upstream_retries_total", upstream="rec", reason="internal_error") == 1
+
+
 def test_the_retry_budget_stops_retries_when_every_request_fails(started):
     recorder, daemon = started(
         "budget", upstream_extra={"retry_base_delay": "1ms", "retry_max_delay": "10ms"},

@@ -5,6 +5,7 @@ extension ServerConfig {
         "unix_socket_owner", "unix_socket_group", "limits", "shutdown_timeout", "log_format", "log_level",
         "access_log", "spool_directory", "max_spool_size", "max_spool_total", "admin_token_file",
         "cors_allowed_origins", "admin_socket_mode", "admin_socket_owner", "admin_socket_group", "presign_api",
+        "retry_budget", "retry_body_buffer",
     ]
 
     static func decode(_ reader: TableReader, configPath: String) -> ServerConfig {
@@ -72,6 +73,10 @@ extension ServerConfig {
                     "invalid origin '\(origin.value)' in cors_allowed_origins; expected \"*\" or "
                         + "\"https://host[:port]\"", at: origin.position)
             }
+        }
+        if let value = reader.integer("retry_budget", in: 0...1_000_000) { server.retryBudget = value }
+        if let value = reader.size("retry_body_buffer", in: 0...(16 * ByteSize.mebibyte)) {
+            server.retryBodyBuffer = value
         }
         reader.reportUnknownKeys()
         return server

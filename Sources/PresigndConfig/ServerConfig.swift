@@ -67,6 +67,12 @@ public struct ServerConfig: Sendable, Hashable {
     public var adminTokenFile: String? = nil
     /// `cors_allowed_origins`: origins (`"https://app.example"` or `"*"`) answered with CORS headers. Default none.
     public var corsAllowedOrigins: [String] = []
+    /// `retry_budget`: retries one worker may make in a row while every request fails (a token bucket that
+    /// requests succeeding refill; issue 21). Default 100; 0 turns retries off.
+    public var retryBudget: Int = 100
+    /// `retry_body_buffer`: a streamed request body up to this size is kept in memory so it can be sent again;
+    /// larger streamed bodies are not retried once a byte has left. Default 64 KiB; 0 keeps none.
+    public var retryBodyBuffer: Int = 64 * 1024
 
     public init() {}
 

@@ -7,7 +7,7 @@ extension UpstreamConfig {
         [
             "provider", "account_id", "jurisdiction", "endpoint", "region", "ca_file", "verify_tls",
             "connect_timeout", "first_byte_timeout", "idle_timeout", "max_idle_connections", "aws_chunked",
-            "max_put_size",
+            "max_put_size", "max_attempts", "retry_base_delay", "retry_max_delay",
         ] + CredentialResolver.keys + CredentialProcessConfig.keys + RefreshingCredentialSource.keys
 
     /// R2 jurisdictions and their endpoint host infix (`us`: Cloudflare's changelog of 2026-08-17).
@@ -106,6 +106,15 @@ extension UpstreamConfig {
         if let value = reader.choice("aws_chunked", as: AWSChunkedMode.self) { upstream.awsChunked = value }
         if let value = reader.size("max_put_size", in: ByteSize.mebibyte...Self.largestPutSize(provider)) {
             upstream.maxPutSize = value
+        }
+        if let value = reader.integer("max_attempts", in: 1...10) { upstream.maxAttempts = value }
+        let delays = ConfigDuration(milliseconds: 1)...ConfigDuration.seconds(60)
+        if let value = reader.duration("retry_base_delay", in: delays) { upstream.retryBaseDelay = value }
+        if let value = reader.duration("retry_max_delay", in: delays) { upstream.retryMaxDelay = value }
+        if upstream.retryBaseDelay > upstream.retryMaxDelay {
+            diagnostics.error(
+                "retry_base_delay (\(upstream.retryBaseDelay)) is longer than retry_max_delay (\(upstream.retryMaxDelay))",
+                at: reader.keyPosition("retry_base_delay"))
         }
         return diagnostics.errorCount == errorsBefore ? upstream : nil
     }

@@ -57,6 +57,14 @@ public struct UpstreamConfig: Sendable, Hashable {
     /// `max_put_size`: the largest body one PUT (object or part) may carry upstream; a request declaring more is
     /// refused with `EntityTooLarge` before its body is read. Default the provider's limit (`Provider.maxPutSize`).
     public var maxPutSize: Int
+    /// `max_attempts`: attempts per request, the first included, for requests that can be sent again (issue 21).
+    /// Default 3; 1 turns retries off for this upstream.
+    public var maxAttempts: Int = 3
+    /// `retry_base_delay`: the backoff before the first retry is drawn from 0 to this, doubling for each further
+    /// retry (full jitter). Default 100 ms.
+    public var retryBaseDelay = ConfigDuration(milliseconds: 100)
+    /// `retry_max_delay`: the longest wait before a retry, and the longest `Retry-After` honoured. Default 5 s.
+    public var retryMaxDelay: ConfigDuration = .seconds(5)
 
     public init(name: String, provider: Provider, endpoint: Endpoint, region: String, credentials: UpstreamCredentials)
     {

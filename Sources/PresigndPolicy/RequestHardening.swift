@@ -65,14 +65,25 @@ public enum RequestHardening {
         public var hasCopySourceRange = false
         /// Actions headers need besides the operation's own: `x-amz-tagging` s3:PutObjectTagging, Object Lock's
         /// `x-amz-object-lock-mode` and `-retain-until-date` s3:PutObjectRetention, `x-amz-object-lock-legal-hold`
-        /// s3:PutObjectLegalHold, `x-amz-bypass-governance-retention` s3:BypassGovernanceRetention.
+        /// s3:PutObjectLegalHold, `x-amz-bypass-governance-retention` s3:BypassGovernanceRetention, R2's
+        /// `cf-create-bucket-if-missing` s3:CreateBucket.
         public var headerActions: [String] = []
     }
 
     /// Refuses method-override headers; reports the headers that change meaning or need more actions.
     public static func checkHeaders(_ headers: HTTPHeaders) throws(PolicyDenial) -> HeaderFacts {
         var facts = HeaderFacts()
-        for (name, value) in headers where name.utf8.first.map(ASCII.lowercased) == UInt8(ascii: "x") {
+        for (name, value) in headers {
+            let first = name.utf8.first.map(ASCII.lowercased)
+            if first == UInt8(ascii: "c") {
+                // R2's `cf-create-bucket-if-missing: true` makes a PutObject or CreateMultipartUpload create the
+                // bucket when it does not exist (R2 S3 extensions): that is a CreateBucket, judged as one.
+                if ASCII.equalsLowercase(name.utf8, "cf-create-bucket-if-missing") {
+                    facts.headerActions.append("s3:CreateBucket")
+                }
+                continue
+            }
+            guard first == UInt8(ascii: "x") else { continue }
             // Compared in place: most requests carry several long x-amz-* names, and a lower-cased copy of each
             // would allocate.
             let bytes = name.utf8

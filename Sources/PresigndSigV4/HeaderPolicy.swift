@@ -39,8 +39,10 @@ public enum HeaderPolicy {
             // §4.2 type/md5, §4.3 encoding/disposition/language/length
             if B.hasPrefix(name, "content-") { return .sign }
             if B.equals(name, "cache-control") { return .sign }  // §4.3
-            // §4.4 hop-by-hop; Cloudflare's edge fields
-            if B.equals(name, "connection") || B.hasPrefix(name, "cf-") { return .strip }
+            // §4.4 hop-by-hop; Cloudflare's edge fields, but for the request extensions R2 documents (signed:
+            // they change what the request does). The rewriter forwards those to R2 upstreams only.
+            if B.hasPrefix(name, "cf-") { return isR2Extension(name) ? .sign : .strip }
+            if B.equals(name, "connection") { return .strip }
             return .forwardUnsigned
         case UInt8(ascii: "r"):
             return B.equals(name, "range") ? .sign : .forwardUnsigned  // §4.3
@@ -71,6 +73,19 @@ public enum HeaderPolicy {
             // §4.4 user-agent, accept-encoding, traceparent, tracestate, baggage and anything else.
             return .forwardUnsigned
         }
+    }
+
+    /// The `cf-*` request headers R2 documents as S3 API extensions (developers.cloudflare.com/r2/api/s3/extensions):
+    /// `cf-create-bucket-if-missing` (PutObject, CreateMultipartUpload) and the `cf-copy-destination-if-*`
+    /// conditions of CopyObject. (Its ListBuckets headers never reach R2: presignd answers the service root.)
+    public static let r2ExtensionHeaders: [StaticString] = [
+        "cf-create-bucket-if-missing", "cf-copy-destination-if-match", "cf-copy-destination-if-none-match",
+        "cf-copy-destination-if-modified-since", "cf-copy-destination-if-unmodified-since",
+    ]
+
+    /// Whether lower-case `name` is one of `r2ExtensionHeaders`.
+    public static func isR2Extension(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        r2ExtensionHeaders.contains { ASCIIBytes.equals(name, $0) }
     }
 
     /// Names listed in a `Connection` header value, lower-cased: those headers are hop-by-hop too (§4.4,

@@ -26,7 +26,8 @@ enum PresignCommand {
           --method M         GET (default), HEAD, PUT or DELETE
           --expires E        seconds, or 30s / 15m / 1h / 7d; 1 second to 7 days, and with --config at most the
                              bucket's max_presign_expiry (default 1h, or that maximum when shorter)
-          --date D           signing time as 20260301T000000Z (default: now)
+          --date D           signing time as 20260301T000000Z (default: now; with --config, on the upstream's
+                             clock as the daemon running that configuration measured it)
           --content-type T   PUT: pin the Content-Type the uploader must send
           --content-length N PUT: pin the exact Content-Length the uploader must send
           --response-content-disposition V, --response-content-type V, --response-cache-control V,
@@ -134,7 +135,22 @@ enum PresignCommand {
         let service = try PresignService(configuration: configuration)
         // The command line runs as a local user: judged as that user would be on a unix socket.
         let principal = Principal(peer: .unix(uid: getuid(), gid: getgid(), pid: getpid()))
-        return try service.presign(request, date: date, principal: principal).get()
+        var signingDate = date
+        if options.value("date") == nil, let upstream = target.upstreamName,
+            let offset = runningDaemonClockOffset(configuration, upstream: upstream), offset != 0
+        {
+            // The running daemon found the upstream's clock elsewhere (issue 21 §4): sign at the upstream's time.
+            signingDate = AmzDate(epochSeconds: date.epochSeconds + offset)
+        }
+        return try service.presign(request, date: signingDate, principal: principal).get()
+    }
+
+    /// The clock offset the daemon running this configuration measured for `upstream`, asked of its admin
+    /// listener (TCP only; a wildcard address is asked on loopback). Nil when none answers.
+    static func runningDaemonClockOffset(_ configuration: Configuration, upstream: String) -> Int? {
+        guard case .tcp(let host, let port)? = configuration.server.adminListen, port != 0 else { return nil }
+        let address = host == "0.0.0.0" ? "127.0.0.1" : host == "::" ? "::1" : host
+        return AdminClient.clockOffset(host: address, port: port, upstream: upstream)
     }
 
     /// Bucket, literal key, the URL's own query and (for `--url`) its host, for `--config`.

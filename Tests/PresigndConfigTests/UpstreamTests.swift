@@ -58,6 +58,15 @@ import Testing
         #expect(!custom.verifyTLS)
     }
 
+    @Test func readsRetrySettings() throws {
+        let defaults = try #require(upstream("provider = \"s3\""))
+        #expect(defaults.maxAttempts == 3 && defaults.retryBaseDelay == ConfigDuration(milliseconds: 100))
+        #expect(defaults.retryMaxDelay == .seconds(5))
+        let custom = try #require(
+            upstream("provider = \"s3\"\nmax_attempts = 1\nretry_base_delay = \"1s\"\nretry_max_delay = \"20s\""))
+        #expect(custom.maxAttempts == 1 && custom.retryBaseDelay == .seconds(1) && custom.retryMaxDelay == .seconds(20))
+    }
+
     @Test(arguments: [
         ("provider = \"r2\"\naccount_id = \"abc\"", "3:14: account_id must be 32 hexadecimal characters"),
         // Character.isHexDigit also takes fullwidth digits (3 bytes each: 29 + 3 made 32 bytes).
@@ -87,6 +96,10 @@ import Testing
         (
             "provider = \"s3\"\naws_chunked = \"maybe\"",
             "3:15: invalid aws_chunked 'maybe'; expected one of: auto, forward, unwrap"
+        ),
+        (
+            "provider = \"s3\"\nretry_base_delay = \"10s\"\nretry_max_delay = \"1s\"",
+            "3:1: retry_base_delay (10s) is longer than retry_max_delay (1s)"
         ),
         (
             "provider = \"s3\"\nca_file = \"/nonexistent/ca.pem\"",

@@ -40,7 +40,9 @@ import Testing
     @Test func payloadHashReadsClientValues() {
         #expect(PayloadHash(clientValue: "UNSIGNED-PAYLOAD") == .unsigned)
         #expect(PayloadHash(clientValue: PayloadHash.emptySHA256.uppercased()) == .emptyBody)
-        #expect(PayloadHash(clientValue: String(repeating: "A", count: 64)) == .sha256(hex: String(repeating: "a", count: 64)))
+        #expect(
+            PayloadHash(clientValue: String(repeating: "A", count: 64))
+                == .sha256(hex: String(repeating: "a", count: 64)))
         #expect(PayloadHash(clientValue: String(repeating: "g", count: 64)) == nil)
         #expect(PayloadHash(clientValue: "abc") == nil)
         #expect(PayloadHash(clientValue: "STREAMING-UNSIGNED-PAYLOAD-TRAILER") == .streamingUnsignedTrailer)
@@ -50,6 +52,21 @@ import Testing
         #expect(AWSChunked.encodedLength(decodedLength: 0, chunkSize: 65_536) == 86)
         #expect(AWSChunked.encodedLength(decodedLength: 66_560, chunkSize: 65_536) == 66_824)
         // 3\r\nabc\r\n + 0\r\n + trailer + \r\n
-        #expect(AWSChunked.unsignedTrailerEncodedLength(decodedLength: 3, chunkSize: 8192, trailerLength: 10) == 8 + 5 + 10)
+        #expect(
+            AWSChunked.unsignedTrailerEncodedLength(decodedLength: 3, chunkSize: 8192, trailerLength: 10) == 8 + 5 + 10)
+    }
+
+    @Test func readsIMFFixdates() {
+        #expect(AmzDate(httpDate: "Sun, 06 Nov 1994 08:49:37 GMT")?.epochSeconds == 784_111_777)
+        #expect(AmzDate(httpDate: "Thu, 01 Jan 1970 00:00:00 GMT")?.epochSeconds == 0)
+        #expect(AmzDate(httpDate: "Sat, 29 Feb 2028 23:59:59 GMT")?.string == "20280229T235959Z")
+    }
+
+    @Test(arguments: [
+        "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994", "Sun, 06 Nov 1994 08:49:37 UTC",
+        "Sun, 31 Nov 1994 08:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 Nov 1994 24:49:37 GMT", "",
+    ])
+    func refusesOtherDateForms(text: String) {
+        #expect(AmzDate(httpDate: text) == nil)
     }
 }

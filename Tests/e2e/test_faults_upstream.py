@@ -226,7 +226,9 @@ def test_dropped_pooled_connection_never_duplicates_a_put(fault_daemon, faulty):
     faulty.mode = "drop_second"
     with _connect(fault_daemon) as conn:
         _pool_one_connection(fault_daemon, conn)
-        put = conn.request("PUT", "/fault-bucket/once", body=b"payload" * 100)
+        # Larger than retry_body_buffer (64 KiB): streamed without a copy, so once it has left it is never sent
+        # again (issue 21; a smaller PUT is kept and sent again, test_proxy_retry.py).
+        put = conn.request("PUT", "/fault-bucket/once", body=b"payload" * 40000)
     assert put.status == 502, put.status
     assert faulty.requests.count(("PUT", "/fault-bucket/once")) == 1
 

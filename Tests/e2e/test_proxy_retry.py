@@ -3,7 +3,7 @@
 The upstream here answers the first request on each connection with keep-alive, then closes the
 connection without a byte when a second request arrives on it: exactly what a server's keep-alive
 timeout racing a reuse looks like. presignd must retry an idempotent request once on a fresh
-connection, and must not retry a request whose body has already left.
+connection, and must not retry a request whose body has already left (unless it kept the body: issue 21).
 """
 from __future__ import annotations
 
@@ -111,8 +111,18 @@ def test_idempotent_request_on_a_stale_pooled_connection_is_retried_once(stale_s
 def test_request_whose_body_left_is_not_retried(stale_setup):
     server, daemon = stale_setup
     assert curl(f"{daemon.endpoint}/b/one").status == 200
-    put = curl("-X", "PUT", "-H", "Content-Type: application/octet-stream", "--data-binary", "payload",
-               f"{daemon.endpoint}/b/two")
+    # Larger than retry_body_buffer (64 KiB): streamed without a copy, so it cannot be sent twice.
+    put = curl("-X", "PUT", "-H", "Content-Type: application/octet-stream", "--data-binary", "@-",
+               f"{daemon.endpoint}/b/two", input=b"p" * (256 * 1024))
     assert put.status == 502
     assert ET.fromstring(put.body).findtext("Code") == "UpstreamProtocolError"
     assert server.connections == 1, "a body that already left must not be sent twice"
+
+
+def test_a_small_body_kept_in_memory_is_sent_again_on_a_fresh_connection(stale_setup):
+    server, daemon = stale_setup
+    assert curl(f"{daemon.endpoint}/b/one").status == 200
+    put = curl("-X", "PUT", "-H", "Content-Type: application/octet-stream", "--data-binary", "payload",
+               f"{daemon.endpoint}/b/two")
+    assert put.status == 200 and put.body == b"fresh"
+    assert server.dropped == 1 and server.connections == 2

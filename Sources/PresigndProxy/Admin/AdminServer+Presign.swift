@@ -117,6 +117,7 @@ extension AdminServer {
         }
         let service = presign.service(for: daemon.settings)
         service.fetchedCredentials = daemon.fetchedCredentials
+        service.clocks = daemon.clocks
         let result = service.handle(body: body, date: AmzDate.now(), principal: principal)
         if let link = result.link {
             presign.linksIssued[PresignAdminState.LinkKey(bucket: link.bucket, method: link.method), default: 0] += 1

@@ -104,6 +104,7 @@ final class AdminServer {
                 + MetricsText.renderPresign(links: presign.linksIssued, workers: workers)
                 + MetricsText.renderLimits(limitFigures)
                 + MetricsText.renderCredentials(daemon.credentialMetrics)
+                + MetricsText.renderRetries(workers: workers, clocks: daemon.clocks.all)
             return LocalResponse(status: 200, contentType: "text/plain; version=0.0.4", body: Array(text.utf8))
         default:
             return LocalResponse(status: 404, text: "not found")

@@ -103,6 +103,9 @@ public final class PresignService {
     private var signers: [Signer?]
     /// The daemon's latest credentials for refreshing upstreams (`credential_process`), by name.
     var fetchedCredentials: [String: UpstreamCredentialState] = [:]
+    /// The daemon's upstream clocks (issue 21 §4): a link is signed at the upstream's time, so a host whose clock
+    /// drifts still hands out links the upstream accepts. Nil (the command line): the time as given.
+    var clocks: UpstreamClocks?
 
     init(settings: ProxySettings) {
         self.settings = settings
@@ -148,7 +151,8 @@ public final class PresignService {
             let signer = try signer(for: route.upstreamIndex)
             let presigned = try signer.presign(
                 method: method, host: upstream.hostHeader, path: path, query: query, headers: headers,
-                expires: expires, date: date, scheme: upstream.usesTLS ? "https" : "http")
+                expires: expires, date: corrected(date, upstream: upstream.name),
+                scheme: upstream.usesTLS ? "https" : "http")
             return .success(
                 PresignedLink(
                     url: presigned.url, method: method, bucket: route.name, expiresAt: presigned.expiresAt,
@@ -171,6 +175,12 @@ public final class PresignService {
         case .failure(let failure): return (failure.status, failure.json, nil)
         case .success(let link): return (200, link.json, link)
         }
+    }
+
+    /// `date` on the upstream's clock, when the daemon's clocks are known.
+    private func corrected(_ date: AmzDate, upstream name: String) -> AmzDate {
+        guard let offset = clocks?.clock(named: name).offsetSeconds, offset != 0 else { return date }
+        return AmzDate(epochSeconds: date.epochSeconds + offset)
     }
 
     /// Why a refreshing upstream cannot sign now, or nil when its credentials are valid.

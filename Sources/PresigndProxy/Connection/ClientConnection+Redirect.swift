@@ -38,7 +38,9 @@ extension ClientConnection {
             guard let signer = worker.signer(for: plan.upstreamIndex) else { throw SigV4Error.crypto("no signer") }
             presigned = try signer.presign(
                 method: plan.method, host: target.hostHeader, path: plan.path, query: plan.query,
-                expires: plan.expires, date: worker.signingDate(), scheme: target.usesTLS ? "https" : "http")
+                expires: plan.expires,
+                date: worker.signingDate(upstream: plan.upstreamIndex, settings: settings),
+                scheme: target.usesTLS ? "https" : "http")
         } catch {
             worker.metrics.signingFailed()
             return .error(.internalError("cannot presign the redirect"))

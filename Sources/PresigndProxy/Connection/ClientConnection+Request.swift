@@ -82,6 +82,7 @@ extension ClientConnection {
             spoolRequestBody(exchange, count: count)
             return
         }
+        keepBodyForRetry(exchange, count: count)
         guard let upstream = exchange.upstream else {
             input.drain(count)
             return
@@ -141,7 +142,15 @@ extension ClientConnection {
         if let spoolLimit {
             try startSpool(exchange, plan: plan, limit: spoolLimit, declaredLength: declaredLength)
         } else {
-            exchange.encodedHead = try signedHead(plan, date: worker.signingDate())
+            exchange.retry.plan = plan
+            try signAttempt(exchange)
+            // A small streamed body is kept so the request can be sent again (`retry_body_buffer`).
+            if case .contentLength(let length) = decoder.framing, length > 0, length <= settings.retryBodyBuffer,
+                plan.body == .stream
+            {
+                exchange.retry.body = []
+                exchange.retry.body?.reserveCapacity(length)
+            }
         }
         self.exchange = exchange
         exchange.ops.operation = plan.verdict.operation.rawValue

@@ -9,6 +9,16 @@ extension ClientConnection: UpstreamConnectionDelegate {
         // running under the old one connects on its own.
         let pooled = settings === worker.settings
         let index = exchange.upstreamIndex
+        if exchange.ops.attempts > 0 {
+            // Another attempt (issue 21 §3): signed again with a fresh date, its body from the start.
+            do throws(ProxyError) {
+                try signAttempt(exchange)
+                try rewindBodyForRetry(exchange)
+            } catch {
+                handle(.failed(error))
+                return
+            }
+        }
         var connection = fresh || !pooled ? nil : worker.pool(index).take()
         if connection == nil {
             do {
@@ -17,7 +27,8 @@ extension ClientConnection: UpstreamConnectionDelegate {
                     sessions: pooled ? worker.pool(index).sessions : TLSSessionStore(),
                     lowWatermark: settings.lowWatermark)
             } catch {
-                handle(.upstreamFailed(error, retryable: false))
+                exchange.ops.attempts += 1
+                if !retryFailedAttempt(exchange, .connectFailed) { handle(.upstreamFailed(error, retryable: false)) }
                 return
             }
         }
@@ -32,6 +43,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
         exchange.responseDecoder = Exchange.makeResponseDecoder()
         do {
             try connection.output.append(exchange.encodedHead)
+            if let kept = exchange.retry.body, !kept.isEmpty { try connection.output.append(kept) }
         } catch {
             connection.free()
             exchange.upstream = nil
@@ -71,6 +83,10 @@ extension ClientConnection: UpstreamConnectionDelegate {
         // Bytes may still sit in the input buffer (EOF arrives with the last read).
         processUpstreamInput()
         guard self.exchange === exchange, exchange.upstream === connection, !isClosed else { return }
+        if failure == .closed, exchange.retry.held != nil, exchange.responseDecoder.finishOnClose() {
+            finishHeldAnswer(exchange, upstreamReusable: false)
+            return
+        }
         // Only an orderly close ends a close-delimited body; a reset cuts it short (bug h).
         if failure == .closed, machine.responseFraming != nil, exchange.responseDecoder.finishOnClose() {
             handle(.responseEnded(upstreamReusable: false))
@@ -85,9 +101,19 @@ extension ClientConnection: UpstreamConnectionDelegate {
         case .closed: error = .upstreamProtocol("the connection closed before a complete response")
         case .reset(let reason): error = .upstreamProtocol("the connection was reset: \(reason)")
         }
-        let retryable =
-            connection.isReused && exchange.responseDecoder.isIdle && connection.input.count == 0
-            && exchange.isReplayable
+        let nothingArrived = exchange.responseDecoder.isIdle && connection.input.count == 0
+        // A stale pooled connection: sent again at once on a fresh one, outside the retry policy (POST never).
+        let retryable = connection.isReused && nothingArrived && retryableRequest(exchange) == .replayable
+        if !retryable && machine.responseFraming == nil && exchange.retry.held == nil {
+            let outcome: AttemptOutcome? =
+                switch failure {
+                case .dns, .connect, .tls: .connectFailed
+                case .closed, .reset: nothingArrived ? .resetBeforeHead : nil
+                case .timeout: nil
+                }
+            if let outcome, retryFailedAttempt(exchange, outcome) { return }
+        }
+        exchange.retry.held = nil
         if machine.responseFraming == nil && !retryable {
             worker.logger.warning(
                 "Upstream failed",
@@ -136,11 +162,17 @@ extension ClientConnection: UpstreamConnectionDelegate {
                 }
                 exchange.ops.responseHeadArrived(status: head.status, at: worker.nowMicroseconds())
                 exchange.responseStatus = head.status
-                exchange.responseHead = head
-                let bodyless = exchange.method == "HEAD" || head.status == 204 || head.status == 304
-                handle(.responseHead(ResponseStart(framing: exchange.responseDecoder.framing, isBodyless: bodyless)))
+                if holdsAnswer(head, exchange) {
+                    exchange.retry.held = HeldAnswer(head: head)
+                    continue
+                }
+                worker.observeUpstreamDate(head, upstream: exchange.upstreamIndex, settings: settings, always: false)
+                answerArrived(head, exchange)
             case .body(let skip, let count):
                 input.drain(skip)
+                if count > 0 && exchange.retry.held != nil && holdAnswerBody(exchange, from: input, count: count) {
+                    continue
+                }
                 if count > 0 {
                     exchange.responseBodyBytes += count
                     if machine.responseFraming == .rechunked {
@@ -162,7 +194,11 @@ extension ClientConnection: UpstreamConnectionDelegate {
                 let reusable =
                     exchange.responseDecoder.isKeepAlive && exchange.spool == nil && input.count == 0
                     && upstream.output.count == 0 && !worker.isDraining
-                handle(.responseEnded(upstreamReusable: reusable))
+                if exchange.retry.held != nil {
+                    finishHeldAnswer(exchange, upstreamReusable: reusable)
+                } else {
+                    handle(.responseEnded(upstreamReusable: reusable))
+                }
                 return
             }
         }
@@ -204,15 +240,5 @@ extension ClientConnection: UpstreamConnectionDelegate {
             HTTPEncoder.append("\r\n", into: &bytes)
             write(bytes)
         }
-    }
-}
-
-extension Exchange {
-    /// Whether the request may be sent again on a fresh connection after a stale pooled one failed.
-    var isReplayable: Bool {
-        // POST is never replayed, bodyless or not (`?uploads` would create a second upload).
-        guard method != "POST" else { return false }
-        let idempotent = method == "GET" || method == "HEAD" || method == "DELETE" || method == "OPTIONS"
-        return (idempotent && !requestHasBody) || requestBodyBytes == 0
     }
 }

@@ -97,7 +97,8 @@ extension ClientConnection {
                 _ = try RequestRewriter.checkDeleteBody(try spool.contents(), policy: policy)
             }
             plan.request.headers.append(("Content-Length", String(spool.size)))
-            exchange.encodedHead = try signedHead(plan, date: worker.signingDate())
+            exchange.retry.plan = plan
+            try signAttempt(exchange)
         } catch {
             handle(.failed(error))
             return
@@ -113,6 +114,8 @@ extension ClientConnection {
         else { return }
         do {
             if try spool.fill(upstream.output, upTo: settings.highWatermark) {
+                // Kept until the exchange ends: a retry sends it again.
+                exchange.retry.sentSpool = spool
                 exchange.spool = nil
             }
         } catch {

@@ -38,6 +38,8 @@ final class ClientConnection: StreamDelegate {
     lazy var principalLabel: String = principal.metricLabel
     /// Continues `settle` on the next loop iteration when one event moved enough.
     lazy var continuation = try? LoopTimer(loop: worker.loop) { [unowned self] in self.settle() }
+    /// The backoff before a retry (issue 21 §3), made the first time one is needed.
+    var retryTimer: LoopTimer?
     static let maxSettleRounds = 16
     /// Pipelined bytes buffered while a response runs before reading pauses.
     static let maxPipelinedBytes = 64 * 1024
@@ -144,6 +146,8 @@ final class ClientConnection: StreamDelegate {
             write(LocalResponse.interimContinue)
         case .connectUpstream(let fresh):
             attachUpstream(fresh: fresh)
+        case .scheduleRetry(let milliseconds):
+            scheduleRetry(milliseconds: milliseconds)
         case .sendSpooledRequest:
             sendSpooledRequest()
         case .writeResponseHead(let framing, let closing):
@@ -318,6 +322,7 @@ final class ClientConnection: StreamDelegate {
             worker.exchangeEnded(exchange, completed: false)
         }
         continuation?.cancel()
+        retryTimer?.cancel()
         if reset { stream.reset() } else { stream.close() }
         worker.connectionClosed(self)
     }

@@ -17,6 +17,12 @@ enum ConnectionEvent: Equatable {
     /// The upstream connection failed or sent something invalid. `retryable`: no byte of a response arrived
     /// on a reused pooled connection and the request may be sent again.
     indirect case upstreamFailed(ProxyError, retryable: Bool)
+    /// The retry policy sends the request again after this many milliseconds: the attempt failed or was answered
+    /// with an error nothing of which went to the client. `upstreamReusable`: the answer was read whole and the
+    /// connection may be pooled.
+    case retryUpstream(afterMilliseconds: Int, upstreamReusable: Bool)
+    /// The backoff timer of `retryUpstream` fired.
+    case retryDue
     /// presignd cannot go on with the request: a malformed head or body, a spool or signing failure.
     indirect case failed(ProxyError)
     /// The client's side ended: an orderly half-close (`.endOfFile`) or an abort.
@@ -112,6 +118,8 @@ enum ConnectionAction: Equatable {
     case sendContinue
     /// Take a pooled upstream connection (or a `fresh` one) and send the signed head.
     case connectUpstream(fresh: Bool)
+    /// Start the backoff timer; `retryDue` follows.
+    case scheduleRetry(milliseconds: Int)
     /// The spooled body is complete: sign with its length, connect, send.
     case sendSpooledRequest
     case writeResponseHead(ClientBodyFraming, closing: Bool)

@@ -21,7 +21,8 @@ struct ExchangeState: Equatable {
     var closeReason: CloseReason?
     /// The client spoke HTTP/1.0 (no chunked responses; keep-alive only when asked for).
     let isHTTP10: Bool
-    /// Upstream attempts made so far (a stale pooled connection gets one retry on a fresh one).
+    /// Upstream attempts made so far (a stale pooled connection gets one retry on a fresh one; the retry policy
+    /// decides the others).
     var attempts: Int
 }
 
@@ -41,6 +42,9 @@ enum ResponseProgress: Equatable {
     case awaitingSpool
     /// The signed head is on its way to the upstream (connecting, sent, or waiting for the first byte).
     case awaitingUpstream
+    /// An attempt failed before anything of it reached the client; the next one starts when the backoff timer
+    /// fires (issue 21 §3). No upstream connection meanwhile.
+    case backingOff
     /// The upstream's head went to the client; its body streams in the given framing.
     case streaming(ClientBodyFraming)
     /// The response is complete (upstream or local) while the request is still being read.

@@ -19,6 +19,8 @@ struct ConnectionStateMachine {
         case .responseHead(let start): responseHead(start, &actions)
         case .responseEnded(let reusable): responseEnded(upstreamReusable: reusable, &actions)
         case .upstreamFailed(let error, let retryable): upstreamFailed(error, retryable: retryable, &actions)
+        case .retryUpstream(let delay, let reusable): retryUpstream(after: delay, reusable: reusable, &actions)
+        case .retryDue: retryDue(&actions)
         case .failed(let error): failed(error, &actions)
         case .clientEnded(let end): clientEnded(end, &actions)
         case .readTimedOut: readTimedOut(&actions)
@@ -50,11 +52,12 @@ struct ConnectionStateMachine {
     }
 
     /// Whether buffered client bytes are decoded now: not while a complete request waits for its response
-    /// (pipelined requests are answered in order).
+    /// (pipelined requests are answered in order), nor while a retry's backoff runs (body bytes wait for the
+    /// next attempt's connection).
     var decodesClientInput: Bool {
         switch state {
         case .idle, .readingHead: true
-        case .exchange(let exchange): exchange.request != .complete
+        case .exchange(let exchange): exchange.request != .complete && exchange.response != .backingOff
         case .closingWhenFlushed, .closed: false
         }
     }
@@ -178,6 +181,27 @@ struct ConnectionStateMachine {
         failed(error, &actions)
     }
 
+    /// Only before anything of a response went to the client: the machine is the guard of that rule.
+    private mutating func retryUpstream(after delay: Int, reusable: Bool, _ actions: inout [ConnectionAction]) {
+        guard case .exchange(var exchange) = state, exchange.response == .awaitingUpstream else { return }
+        exchange.attempts += 1
+        actions.append(.releaseUpstream(reusable: reusable))
+        if delay > 0 {
+            exchange.response = .backingOff
+            actions.append(.scheduleRetry(milliseconds: delay))
+        } else {
+            actions.append(.connectUpstream(fresh: false))
+        }
+        state = .exchange(exchange)
+    }
+
+    private mutating func retryDue(_ actions: inout [ConnectionAction]) {
+        guard case .exchange(var exchange) = state, exchange.response == .backingOff else { return }
+        exchange.response = .awaitingUpstream
+        state = .exchange(exchange)
+        actions.append(.connectUpstream(fresh: false))
+    }
+
     private mutating func failed(_ error: ProxyError, _ actions: inout [ConnectionAction]) {
         switch state {
         case .idle, .readingHead:
@@ -189,7 +213,7 @@ struct ConnectionStateMachine {
             case .complete:
                 state = .closed
                 actions.append(.close)
-            case .awaitingSpool, .awaitingUpstream:
+            case .awaitingSpool, .awaitingUpstream, .backingOff:
                 // Nothing of a response went out yet: the client gets an S3 error.
                 if exchange.response == .awaitingUpstream { actions.append(.releaseUpstream(reusable: false)) }
                 if exchange.request != .complete || exchange.closeReason != nil {
@@ -317,7 +341,7 @@ extension ConnectionStateMachine {
     fileprivate mutating func bodyTooSlow(_ actions: inout [ConnectionAction]) {
         guard case .exchange(let exchange) = state else { return }
         switch exchange.response {
-        case .awaitingSpool, .awaitingUpstream:
+        case .awaitingSpool, .awaitingUpstream, .backingOff:
             guard exchange.request != .complete else { return }
             if exchange.response == .awaitingUpstream { actions.append(.releaseUpstream(reusable: false)) }
             answerAndClose(.error(.bodyTooSlow), &actions)

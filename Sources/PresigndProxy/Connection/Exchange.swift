@@ -11,7 +11,7 @@ final class Exchange {
     let logPath: String
     let bucket: String
     let upstreamIndex: Int
-    /// The signed, encoded head, kept for one retry on a stale pooled connection.
+    /// The signed, encoded head of the attempt in flight.
     var encodedHead: [UInt8]
     let requestHasBody: Bool
     let clientKeepAlive: Bool
@@ -35,6 +35,8 @@ final class Exchange {
     var responseBodyBytes = 0
     /// Access-log and metrics observations (ops).
     var ops: ExchangeObservation
+    /// What a retry needs (issue 21 §3, §4): the plan to sign again, the body to send again, the answer held.
+    var retry = ExchangeRetryState()
 
     init(
         id: RequestID, method: String, logPath: String, bucket: String, upstreamIndex: Int, startedAtMicros: Int,

@@ -99,6 +99,12 @@ final class UploadSpool {
         guard lseek(fd, 0, SEEK_SET) == 0 else { throw .internalError("spool seek failed") }
     }
 
+    /// Starts handing the spooled bytes over again from the first (a retry, issue 21 §3).
+    func rewind() throws(ProxyError) {
+        guard lseek(fd, 0, SEEK_SET) == 0 else { throw .internalError("spool seek failed") }
+        sent = 0
+    }
+
     /// Every spooled byte, read back after `finish` without moving the read offset (a DeleteObjects body,
     /// bounded by the spool's limit, is checked before it is sent).
     func contents() throws(ProxyError) -> [UInt8] {

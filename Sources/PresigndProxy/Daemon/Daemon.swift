@@ -41,6 +41,8 @@ final class Daemon {
     let health: HealthState
     /// `max_spool_total` across workers (a reload changes the limit, not the reservations held).
     let spoolBudget: SpoolBudget
+    /// Every upstream's clock offset, shared by the workers and the presign API (issue 21 §4).
+    let clocks = UpstreamClocks()
     /// The running configuration's settings (the admin side's presign API reads them; a reload swaps them).
     var settings: ProxySettings { plan.settings }
     /// The running configuration (the credentials API mints against its buckets' policies).
@@ -80,7 +82,7 @@ final class Daemon {
             let workerMetrics = WorkerMetrics()
             let worker = try Worker(
                 index: index, settings: plan.settings, logger: logger, metrics: workerMetrics,
-                spoolBudget: spoolBudget)
+                spoolBudget: spoolBudget, clocks: clocks)
             try worker.listen(on: sockets[index])
             workers.append(worker)
             metrics.append(workerMetrics)

@@ -29,6 +29,10 @@ extension DaemonPlan {
             target.forwardsAWSChunked = upstream.forwardsAWSChunked
             target.maxPutSize = upstream.maxPutSize
             target.refreshesCredentials = upstream.refreshingCredentials != nil
+            target.retry = RetryPolicy(
+                maxAttempts: upstream.maxAttempts, baseDelayMilliseconds: upstream.retryBaseDelay.milliseconds,
+                maxDelayMilliseconds: upstream.retryMaxDelay.milliseconds)
+            target.isR2 = upstream.provider == .r2
             if let source = upstream.refreshingCredentials { refreshingCredentials[name] = source }
             upstreams.append(target)
             summary.append(
@@ -111,7 +115,7 @@ extension DaemonPlan {
                     corsAllowedOrigins: server.corsAllowedOrigins),
                 tokens: configuration.tokens.sorted { $0.key < $1.key }.map {
                     ($0.key, Array($0.value.exposedValue.utf8))
-                }),
+                }, retryBudget: server.retryBudget, retryBodyBuffer: server.retryBodyBuffer),
             listen: server.listen.map(Self.spec), adminListen: server.adminListen.map(Self.spec),
             workers: server.workers, shutdownTimeoutMilliseconds: server.shutdownTimeout.milliseconds,
             unixSocket: UnixSocketAccess(

@@ -26,6 +26,11 @@ struct UpstreamTarget: Sendable {
     /// The credentials are fetched and refreshed (`credential_process`): workers sign with what the daemon's
     /// `CredentialRefresher` last published, not with `credentials`.
     var refreshesCredentials: Bool = false
+    /// `max_attempts`, `retry_base_delay`, `retry_max_delay` (issue 21 §3).
+    var retry = RetryPolicy()
+    /// Cloudflare R2 (`provider = "r2"`): its `cf-*` extensions are forwarded, its unimplemented S3 features are
+    /// answered locally (issue 21 §5).
+    var isR2: Bool = false
 }
 
 /// Client-side limits and timeouts.
@@ -65,13 +70,20 @@ final class ProxySettings: Sendable {
     let adminAPI: AdminAPISettings
     /// `[token.NAME]`: bearer tokens that name principals, as bytes for the constant-time comparison.
     let tokens: [(name: String, secret: [UInt8])]
+    /// `retry_budget`: retries a worker may make in a row while every request fails (`RetryBudget`).
+    let retryBudget: Int
+    /// `retry_body_buffer`: streamed bodies up to this size are kept so they can be sent again.
+    let retryBodyBuffer: Int
 
     init(
         upstreams: [UpstreamTarget], routes: [BucketRoute], limits: ClientLimits, accessLog: Bool = true,
         allowedClients: [CIDR] = [], spoolDirectory: String = "/var/tmp", maxSpoolSize: Int? = nil,
         adminAPI: AdminAPISettings = AdminAPISettings(), tokens: [(name: String, secret: [UInt8])] = [],
-        highWatermark: Int = 512 * 1024, lowWatermark: Int = 128 * 1024
+        highWatermark: Int = 512 * 1024, lowWatermark: Int = 128 * 1024, retryBudget: Int = 100,
+        retryBodyBuffer: Int = 64 * 1024
     ) {
+        self.retryBudget = retryBudget
+        self.retryBodyBuffer = retryBodyBuffer
         self.adminAPI = adminAPI
         self.tokens = tokens
         self.upstreams = upstreams

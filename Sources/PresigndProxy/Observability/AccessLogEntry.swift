@@ -21,10 +21,12 @@ struct AccessLogEntry {
     var policyRule: String? = nil
     /// Who asked, when known.
     var principal: String? = nil
+    /// Upstream attempts (issue 21 §3); nil when the request never went upstream.
+    var upstreamAttempts: Int? = nil
 
     /// logfmt/JSON metadata, in a fixed order; the policy's keys only when there is something to say.
     var metadata: [(String, String)] {
-        var fields = [
+        var fields: [(String, String)] = [
             ("request.id", requestID), ("client.address", client), ("bucket", bucket ?? "-"),
             ("http.method", method), ("http.path", path), ("http.status", String(status)),
             ("bytes.in", String(bytesIn)), ("bytes.out", String(bytesOut)),
@@ -34,6 +36,7 @@ struct AccessLogEntry {
             ("upstream.reused", upstreamReused.map { $0 ? "true" : "false" } ?? "-"),
             ("error.code", errorCode ?? "-"),
         ]
+        if let upstreamAttempts { fields.append(("upstream.attempts", String(upstreamAttempts))) }
         if let principal { fields.append(("principal", principal)) }
         if let operation { fields.append(("s3.operation", operation)) }
         if let policyRule { fields.append(("policy.rule", policyRule)) }

@@ -17,6 +17,8 @@ struct ExchangeObservation {
     var upstreamReused: Bool?
     /// Pooled connections the exchange was sent on (a retry after a stale one makes two attachments).
     var reusedConnections = 0
+    /// Upstream attempts made (issue 21 §3): the first, a fresh connection after a stale pooled one, and retries.
+    var attempts = 0
     /// The S3 error code presignd answered with, or `aborted` when the exchange was cut short.
     var errorCode: String?
     /// The S3 operation (`PutObject`) the policy classified, for the access log.
@@ -36,6 +38,7 @@ struct ExchangeObservation {
         upstreamSlot = slot
         upstreamSentAtMicros = now
         upstreamReused = reused
+        attempts += 1
         if reused { reusedConnections += 1 }
     }
 

@@ -46,8 +46,13 @@ final class WorkerMetrics: Sendable {
         var tlsHandshakes = 0
         var tlsSessionReuses = 0
         var latency = Histogram()
+        /// Retries by `RetryReason`, and retried or not-retried requests by outcome (issue 21 §3).
+        var retries: [String: Int] = [:]
+        var retryOutcomes: [String: Int] = [:]
 
         mutating func add(_ other: UpstreamCounters) {
+            retries.merge(other.retries, uniquingKeysWith: +)
+            retryOutcomes.merge(other.retryOutcomes, uniquingKeysWith: +)
             idleConnections += other.idleConnections
             connectionsOpened += other.connectionsOpened
             connectionsReused += other.connectionsReused
@@ -246,6 +251,23 @@ final class WorkerMetrics: Sendable {
             $0.upstreamSlots[slot].tlsHandshakes += 1
             if resumed { $0.upstreamSlots[slot].tlsSessionReuses += 1 }
         }
+    }
+
+    // MARK: Retries (issue 21 §3)
+
+    func retried(slot: Int, reason: RetryReason) {
+        counters.withLock { $0.upstreamSlots[slot].retries[reason.rawValue, default: 0] += 1 }
+    }
+
+    /// A retryable outcome the policy did not retry, and why.
+    func retryRefused(slot: Int, _ refusal: RetryRefusal) {
+        counters.withLock { $0.upstreamSlots[slot].retryOutcomes[refusal.rawValue, default: 0] += 1 }
+    }
+
+    /// A request that took more than one attempt ended.
+    func retriedRequestEnded(slot: Int, succeeded: Bool) {
+        let outcome = succeeded ? "succeeded_after_retry" : "failed_after_retry"
+        counters.withLock { $0.upstreamSlots[slot].retryOutcomes[outcome, default: 0] += 1 }
     }
 
     /// The gauge an upstream pool stores its idle count in (one per slot, shared by the slot's pools).

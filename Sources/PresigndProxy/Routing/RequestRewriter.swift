@@ -93,6 +93,11 @@ enum RequestRewriter {
         }
         let principal = try identify(principal, head: head, settings: settings)
         let verdict = try authorize(head: head, route: route, key: key, query: query, principal: principal)
+        if settings.upstreams[route.upstreamIndex].isR2,
+            let missing = R2Compatibility.unsupported(verdict.operation, headers: head.headers)
+        {
+            throw .notImplemented(missing)
+        }
         if let maxUpload = route.maxUploadSize, case .contentLength(let length) = framing, length > maxUpload {
             throw .entityTooLarge
         }
@@ -110,7 +115,8 @@ enum RequestRewriter {
         let connectionListed = connectionTokens(head.headers)
         var clientPayload: String? = nil
         for (name, value) in head.headers {
-            let disposition = headerDisposition(name, connectionListed: connectionListed)
+            let disposition = headerDisposition(
+                name, connectionListed: connectionListed, toR2: settings.upstreams[upstreamIndex].isR2)
             if disposition == .payloadHash { clientPayload = value }
             if disposition != .forward && disposition != .copySource { continue }
             if disposition == .copySource {
@@ -168,7 +174,11 @@ enum RequestRewriter {
     }
 
     /// The header's disposition, from its name lower-cased on the stack (no String per header).
-    static func headerDisposition(_ name: String, connectionListed: [String]) -> HeaderDisposition {
+    /// `toR2`: the upstream is R2, which takes the `cf-*` extensions `HeaderPolicy.r2ExtensionHeaders` names;
+    /// every other upstream gets none of them.
+    static func headerDisposition(_ name: String, connectionListed: [String], toR2: Bool = false)
+        -> HeaderDisposition
+    {
         var name = name
         return name.withUTF8 { bytes in
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { lower in
@@ -184,6 +194,11 @@ enum RequestRewriter {
                     return .drop
                 }
                 if HeaderPolicy.rule(forLowercasedName: lower) == .strip { return .drop }
+                if !toR2 && lower.count > 3 && lower[0] == UInt8(ascii: "c") && lower[1] == UInt8(ascii: "f")
+                    && lower[2] == UInt8(ascii: "-")
+                {
+                    return .drop
+                }
                 return ASCII.equalsLowercase(lower, "x-amz-copy-source") ? .copySource : .forward
             }
         }

@@ -27,7 +27,12 @@ extension Worker {
                 bytesOut: exchange.responseBodyBytes, durationMicros: duration, upstreamStatus: ops.upstreamStatus,
                 upstreamMicros: ops.upstreamLatencyMicros, upstreamReused: ops.upstreamReused,
                 errorCode: ops.errorCode ?? (completed ? nil : "aborted"), operation: ops.operation,
-                policyRule: ops.policyRule, principal: ops.principal))
+                policyRule: ops.policyRule, principal: ops.principal,
+                upstreamAttempts: ops.attempts > 0 ? ops.attempts : nil))
+        if ops.attempts > 1, let slot = ops.upstreamSlot {
+            metrics.retriedRequestEnded(
+                slot: slot, succeeded: completed && exchange.responseStatus < 500 && exchange.responseStatus != 429)
+        }
     }
 
     /// A response presignd wrote itself with no exchange behind it (routing, policy, malformed requests).

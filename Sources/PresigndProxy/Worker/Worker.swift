@@ -44,15 +44,25 @@ final class Worker {
 
     /// `max_spool_total`, shared by every worker.
     let spoolBudget: SpoolBudget
+    /// Every upstream's clock offset, shared by every worker (issue 21 §4).
+    let clocks: UpstreamClocks
+    /// Per upstream index: its clock (resolved once per configuration).
+    private(set) var upstreamClocks: [UpstreamClock] = []
+    /// Retries this worker may still make (`retry_budget`, issue 21 §3).
+    var retryBudget = RetryBudget(retries: 0)
+    /// Per upstream index: the loop second of the last `Date` read, so a busy upstream's `Date` is read once a
+    /// second rather than on every response.
+    var lastClockSample: [Int] = []
     /// Checks head deadlines and body rates (`Worker+SlowPeers.swift`).
     var slowPeerSweep: LoopTimer?
 
     init(
         index: Int, settings: ProxySettings, logger: Logger, metrics: WorkerMetrics,
-        spoolBudget: SpoolBudget = SpoolBudget(limit: Int.max)
+        spoolBudget: SpoolBudget = SpoolBudget(limit: Int.max), clocks: UpstreamClocks = UpstreamClocks()
     ) throws(StartupError) {
         self.index = index
         self.spoolBudget = spoolBudget
+        self.clocks = clocks
         do {
             self.loop = try EventLoop(lockless: true)
         } catch {
@@ -77,6 +87,11 @@ final class Worker {
         for pool in pools { pool.closeAll() }
         pools = settings.upstreams.indices.map { UpstreamPool(upstreamIndex: $0, target: settings.upstreams[$0]) }
         metricSlots = settings.upstreams.map { metrics.upstreamSlot(named: $0.name) }
+        upstreamClocks = settings.upstreams.map { clocks.clock(named: $0.name) }
+        lastClockSample = settings.upstreams.map { _ in -1 }
+        if retryBudget.capacity != settings.retryBudget * RetryBudget.retryCost {
+            retryBudget = RetryBudget(retries: settings.retryBudget)
+        }
         for (pool, slot) in zip(pools, metricSlots) { pool.reportIdleCount(to: metrics, slot: slot) }
         // Made up front (nil where OpenSSL cannot provide SHA-256: that upstream's requests fail with an S3 error),
         // so a request only reads the array (a lazily filled slot made every access a run-time exclusivity check).
@@ -235,9 +250,10 @@ final class Worker {
         swap(&buffer, &spareSignedHead)
     }
 
-    /// The signing time (the loop iteration's), formatted once per second rather than once per request.
-    func signingDate() -> AmzDate {
-        let seconds = nowMicroseconds() / 1_000_000
+    /// The signing time (the loop iteration's, plus the upstream's clock offset), formatted once per second rather
+    /// than once per request.
+    func signingDate(offsetSeconds: Int = 0) -> AmzDate {
+        let seconds = nowMicroseconds() / 1_000_000 + offsetSeconds
         if let cached = lastSigningDate, cached.epochSeconds == seconds { return cached }
         let date = AmzDate(epochSeconds: seconds)
         lastSigningDate = date

@@ -8,6 +8,12 @@ with no problems was signed the way S3 would accept it.
 
 It also acts as a tiny in-memory object store (PUT stores, GET/HEAD return, DELETE removes) so that clients
 going through presignd get sensible answers.
+
+Faults (issue 21): `script` is a list of answers `(status, headers, body)` given, in order, to the next requests
+instead of the normal ones (each request is still recorded); `fail_all`, when set, is the answer to every
+request. `clock_offset` makes the recorder's clock run that many seconds ahead of the machine's: signatures are
+checked against it (a date more than 15 minutes off gets `403 RequestTimeTooSkewed`, as S3 answers) and its
+`Date` response header shows it.
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ class RecordedRequest:
     was_chunked: bool
     problems: list[str] = field(default_factory=list)
     signature: str = ""
+    arrived_at: float = 0.0
 
     def header(self, name: str) -> str | None:
         for k, v in self.headers:
@@ -208,7 +215,8 @@ class _Handler(BaseHTTPRequestHandler):
         body, chunked = self._read_body()
         headers = list(self.headers.items())
         problems, signature = verify_request(
-            self.command, self.path, headers, body, rec.access_key_id, rec.secret_access_key, rec.region
+            self.command, self.path, headers, body, rec.access_key_id, rec.secret_access_key, rec.region,
+            now=time.time() + rec.clock_offset,
         )
         request = RecordedRequest(
             method=self.command,
@@ -219,10 +227,19 @@ class _Handler(BaseHTTPRequestHandler):
             was_chunked=chunked,
             problems=problems,
             signature=signature,
+            arrived_at=time.monotonic(),
         )
         with rec.lock:
             rec.requests.append(request)
+            fault = rec.script.pop(0) if rec.script else rec.fail_all
+        if fault is not None:
+            status, fault_headers, fault_body = fault
+            self._send(status, fault_body, fault_headers)
+            return
         self._respond(request)
+
+    def date_time_string(self, timestamp=None):  # the Date header, on the recorder's clock
+        return super().date_time_string(time.time() + self.server.owner.clock_offset)
 
     def _send(self, status: int, body: bytes = b"", headers: dict[str, str] | None = None) -> None:
         self.send_response(status)
@@ -235,6 +252,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _respond(self, request: RecordedRequest) -> None:
         rec = self.server.owner
+        if request.problems and rec.reject_bad_signatures and any("15 minutes" in p for p in request.problems):
+            xml = (b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>RequestTimeTooSkewed</Code>"
+                   b"<Message>The difference between the request time and the current time is too large."
+                   b"</Message><MaxAllowedSkewMilliseconds>900000</MaxAllowedSkewMilliseconds></Error>")
+            self._send(403, xml, {"Content-Type": "application/xml"})
+            return
         if request.problems and rec.reject_bad_signatures:
             xml = (
                 "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>SignatureDoesNotMatch</Code>"
@@ -286,6 +309,9 @@ class VerifyingUpstreamRecorder:
         self.region = region
         self.host = host
         self.reject_bad_signatures = reject_bad_signatures
+        self.script: list[tuple[int, dict[str, str], bytes]] = []
+        self.fail_all: tuple[int, dict[str, str], bytes] | None = None
+        self.clock_offset = 0.0
         self.lock = threading.Lock()
         self.requests: list[RecordedRequest] = []
         self.objects: dict[str, bytes] = {}

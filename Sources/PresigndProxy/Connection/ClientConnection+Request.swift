@@ -56,6 +56,9 @@ extension ClientConnection {
                 if skip == 0 && count == 0 { return }
             case .end(let consumed):
                 input.drain(consumed)
+                if let exchange, let upload = exchange.awsChunkedUpload, !finishAWSChunked(exchange, upload) {
+                    return
+                }
                 handle(.requestBodyEnded)
             }
         }
@@ -80,6 +83,10 @@ extension ClientConnection {
         }
         if exchange.pendingPlan != nil {
             spoolRequestBody(exchange, count: count)
+            return
+        }
+        if let upload = exchange.awsChunkedUpload {
+            streamAWSChunked(exchange, upload, count: count)
             return
         }
         guard let upstream = exchange.upstream else {
@@ -141,6 +148,7 @@ extension ClientConnection {
         if let spoolLimit {
             try startSpool(exchange, plan: plan, limit: spoolLimit, declaredLength: declaredLength)
         } else {
+            if case .decodeAWSChunked(let upload) = plan.body { exchange.awsChunkedUpload = try AWSChunkedUpload(upload) }
             exchange.encodedHead = try signedHead(plan, date: worker.signingDate())
         }
         self.exchange = exchange

@@ -6,14 +6,20 @@ and recomputes the signature with botocore's `S3SigV4Auth` over exactly what arr
 credentials and region and the `x-amz-date` received. Problems are listed per request in `problems`; a request
 with no problems was signed the way S3 would accept it.
 
-It also acts as a tiny in-memory object store (PUT stores, GET/HEAD return, DELETE removes) so that clients
-going through presignd get sensible answers.
+It also acts as a tiny in-memory object store (PUT stores, GET/HEAD return, DELETE removes, multipart uploads)
+so that clients going through presignd get sensible answers. Like S3 it is strict about bodies (issue 21): a body
+shorter than its Content-Length (the sender dropped the connection) is recorded with `complete=False` and stores
+nothing; an `aws-chunked` body (STREAMING-UNSIGNED-PAYLOAD-TRAILER) is decoded and its trailer checksum checked
+(400 BadDigest on a mismatch). `digest_only=True` keeps only each object's SHA-256 and length (`digests`), and no
+request bodies, for multi-GiB transfers.
 """
 
 from __future__ import annotations
 
+import base64
 import calendar
 import hashlib
+import zlib
 import re
 import threading
 import time
@@ -44,6 +50,8 @@ class RecordedRequest:
     was_chunked: bool
     problems: list[str] = field(default_factory=list)
     signature: str = ""
+    complete: bool = True
+    body_length: int = 0
 
     def header(self, name: str) -> str | None:
         for k, v in self.headers:
@@ -81,6 +89,7 @@ def verify_request(
     secret_access_key: str,
     region: str,
     now: float | None = None,
+    payload_sha256: str | None = None,
 ) -> tuple[list[str], str]:
     """Check a received request's SigV4 header signature the way S3 would. Returns (problems, signature)."""
     problems: list[str] = []
@@ -134,7 +143,7 @@ def verify_request(
     if content_sha is None:
         problems.append("no x-amz-content-sha256 header")
     elif _HEX64.match(content_sha):
-        actual = hashlib.sha256(body).hexdigest()
+        actual = payload_sha256 or hashlib.sha256(body).hexdigest()
         if actual != content_sha:
             problems.append(f"x-amz-content-sha256 {content_sha} != sha256 of the body received {actual}")
     elif content_sha not in (
@@ -180,6 +189,61 @@ def verify_request(
     return problems, signature
 
 
+def _is_aws_chunked(headers) -> bool:
+    return ("aws-chunked" in (headers.get("Content-Encoding") or "").lower()
+            or (headers.get("x-amz-content-sha256") or "").startswith("STREAMING-"))
+
+
+_CHECKSUMS = {
+    "x-amz-checksum-crc32": lambda data: zlib.crc32(data).to_bytes(4, "big"),
+    "x-amz-checksum-sha1": lambda data: hashlib.sha1(data).digest(),
+    "x-amz-checksum-sha256": lambda data: hashlib.sha256(data).digest(),
+}
+
+
+def decode_aws_chunked(body: bytes, headers) -> bytes:
+    """Decodes an aws-chunked body as S3 does: chunk framing (signatures not checked here), the decoded length,
+    and the declared trailer's checksum (CRC32, SHA-1, SHA-256). ValueError says what is wrong."""
+    out = bytearray()
+    position = 0
+    while True:
+        end = body.find(b"\r\n", position)
+        if end < 0:
+            raise ValueError("truncated chunk header")
+        size = int(body[position:end].split(b";", 1)[0], 16)
+        position = end + 2
+        if size == 0:
+            break
+        out += body[position:position + size]
+        if body[position + size:position + size + 2] != b"\r\n":
+            raise ValueError("chunk data not followed by CRLF")
+        position += size + 2
+    trailers = {}
+    while True:
+        end = body.find(b"\r\n", position)
+        if end < 0:
+            raise ValueError("truncated trailer")
+        line = body[position:end]
+        position = end + 2
+        if not line:
+            break
+        name, _, value = line.decode().partition(":")
+        trailers[name.strip().lower()] = value.strip()
+    if position != len(body):
+        raise ValueError("bytes after the trailer")
+    declared = headers.get("x-amz-decoded-content-length")
+    if declared is not None and int(declared) != len(out):
+        raise ValueError(f"decoded length {len(out)} != x-amz-decoded-content-length {declared}")
+    trailer = (headers.get("x-amz-trailer") or "").strip().lower()
+    if trailer:
+        if trailer not in trailers:
+            raise ValueError(f"checksum trailer {trailer} missing")
+        compute = _CHECKSUMS.get(trailer)
+        if compute and base64.b64encode(compute(bytes(out))).decode() != trailers[trailer]:
+            raise ValueError(f"checksum {trailer} does not match")
+    return bytes(out)
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: "_Server"
@@ -187,42 +251,74 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format, *args):  # noqa: A002 - keep pytest output clean
         pass
 
-    def _read_body(self) -> tuple[bytes, bool]:
+    def _read_exactly(self, length: int, sink) -> int:
+        got = 0
+        while got < length:
+            piece = self.rfile.read(min(1 << 20, length - got))
+            if not piece:
+                break
+            sink(piece)
+            got += len(piece)
+        return got
+
+    def _read_body(self, sink) -> tuple[bool, bool]:
+        """Feeds the body to `sink`; returns (was_chunked, complete)."""
         te = (self.headers.get("Transfer-Encoding") or "").lower()
         if "chunked" in te:
-            chunks = []
             while True:
                 size_line = self.rfile.readline()
+                if not size_line.endswith(b"\n"):
+                    return True, False
                 size = int(size_line.split(b";", 1)[0].strip(), 16)
                 if size == 0:
-                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
-                        pass  # trailers
-                    return b"".join(chunks), True
-                chunks.append(self.rfile.read(size))
+                    while True:
+                        line = self.rfile.readline()
+                        if line in (b"\r\n", b"\n"):
+                            return True, True
+                        if line == b"":
+                            return True, False
+                if self._read_exactly(size, sink) < size:
+                    return True, False
                 self.rfile.readline()
         length = int(self.headers.get("Content-Length") or 0)
-        return (self.rfile.read(length) if length else b""), False
+        return False, self._read_exactly(length, sink) == length
 
     def _handle(self) -> None:
         rec = self.server.owner
-        body, chunked = self._read_body()
+        sha = hashlib.sha256()
+        parts: list[bytes] = []
+        length = 0
+
+        def sink(piece: bytes) -> None:
+            nonlocal length
+            sha.update(piece)
+            length += len(piece)
+            if not rec.digest_only or _is_aws_chunked(self.headers):
+                parts.append(piece)
+        chunked, complete = self._read_body(sink)
+        body = b"".join(parts)
         headers = list(self.headers.items())
         problems, signature = verify_request(
-            self.command, self.path, headers, body, rec.access_key_id, rec.secret_access_key, rec.region
-        )
+            self.command, self.path, headers, body if not rec.digest_only else b"", rec.access_key_id,
+            rec.secret_access_key, rec.region, payload_sha256=sha.hexdigest())
         request = RecordedRequest(
             method=self.command,
             target=self.path,
             headers=headers,
-            body=body,
-            body_sha256=hashlib.sha256(body).hexdigest(),
+            body=b"" if rec.digest_only else body,
+            body_sha256=sha.hexdigest(),
             was_chunked=chunked,
             problems=problems,
             signature=signature,
+            complete=complete,
+            body_length=length,
         )
         with rec.lock:
             rec.requests.append(request)
-        self._respond(request)
+        if not complete:  # the sender gave up mid-body: nothing is stored, nobody to answer
+            self.close_connection = True
+            return
+        self._respond(request, body)
 
     def _send(self, status: int, body: bytes = b"", headers: dict[str, str] | None = None) -> None:
         self.send_response(status)
@@ -233,20 +329,54 @@ class _Handler(BaseHTTPRequestHandler):
         if self.command != "HEAD" and body:
             self.wfile.write(body)
 
-    def _respond(self, request: RecordedRequest) -> None:
+    def _error(self, status: int, code: str, message: str = "") -> None:
+        xml = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>" + code + "</Code><Message>recorder: "
+               + message + "</Message></Error>").encode()
+        self._send(status, xml, {"Content-Type": "application/xml"})
+
+    def _respond(self, request: RecordedRequest, body: bytes) -> None:
         rec = self.server.owner
         if request.problems and rec.reject_bad_signatures:
-            xml = (
-                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>SignatureDoesNotMatch</Code>"
-                "<Message>recorder: " + "; ".join(p.splitlines()[0] for p in request.problems) + "</Message></Error>"
-            ).encode()
-            self._send(403, xml, {"Content-Type": "application/xml"})
+            self._error(403, "SignatureDoesNotMatch", "; ".join(p.splitlines()[0] for p in request.problems))
             return
         key = urllib.parse.unquote(request.path)
+        query = urllib.parse.parse_qs(request.query, keep_blank_values=True)
+        if request.method == "PUT" and _is_aws_chunked(self.headers):
+            try:
+                body = decode_aws_chunked(body, self.headers)
+            except ValueError as error:
+                code = "BadDigest" if "checksum" in str(error) else "IncompleteBody"
+                self._error(400, code, str(error))
+                return
         with rec.lock:
-            if request.method == "PUT":
-                rec.objects[key] = request.body
-                self._send(200, b"", {"ETag": '"' + hashlib.md5(request.body).hexdigest() + '"'})
+            if request.method == "PUT" and "uploadId" in query:
+                rec.uploads.setdefault(query["uploadId"][0], {})[int(query["partNumber"][0])] = body
+                self._send(200, b"", {"ETag": '"' + hashlib.md5(body).hexdigest() + '"'})
+            elif request.method == "PUT":
+                rec.store(key, body, request)
+                self._send(200, b"", {"ETag": '"' + hashlib.md5(body).hexdigest() + '"'})
+            elif request.method == "POST" and "uploads" in query:
+                upload_id = f"upload-{len(rec.uploads) + 1}-{time.monotonic_ns()}"
+                rec.uploads[upload_id] = {}
+                xml = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<InitiateMultipartUploadResult><Bucket>"
+                       + key.strip("/").split("/")[0] + "</Bucket><Key>" + key.split("/", 2)[-1] + "</Key><UploadId>"
+                       + upload_id + "</UploadId></InitiateMultipartUploadResult>").encode()
+                self._send(200, xml, {"Content-Type": "application/xml"})
+            elif request.method == "POST" and "uploadId" in query:
+                parts = rec.uploads.pop(query["uploadId"][0], None)
+                if parts is None:
+                    self._error(404, "NoSuchUpload")
+                    return
+                numbers = [int(n) for n in re.findall(rb"<PartNumber>(\d+)</PartNumber>", body)]
+                data = b"".join(parts[n] for n in numbers)
+                rec.store(key, data, request)
+                xml = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<CompleteMultipartUploadResult><Key>"
+                       + key + "</Key><ETag>\"" + hashlib.md5(data).hexdigest() + "-" + str(len(numbers))
+                       + "\"</ETag></CompleteMultipartUploadResult>").encode()
+                self._send(200, xml, {"Content-Type": "application/xml"})
+            elif request.method == "DELETE" and "uploadId" in query:
+                rec.uploads.pop(query["uploadId"][0], None)
+                self._send(204)
             elif request.method == "GET" and key.strip("/").count("/") == 0:  # bucket level: an empty listing
                 xml = (b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ListBucketResult "
                        b"xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Name>" + key.strip("/").encode()
@@ -256,8 +386,7 @@ class _Handler(BaseHTTPRequestHandler):
             elif request.method in ("GET", "HEAD"):
                 data = rec.objects.get(key)
                 if data is None:
-                    xml = b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>NoSuchKey</Code></Error>"
-                    self._send(404, xml, {"Content-Type": "application/xml"})
+                    self._error(404, "NoSuchKey")
                 else:
                     self._send(200, data, {"Content-Type": "application/octet-stream",
                                            "ETag": '"' + hashlib.md5(data).hexdigest() + '"'})
@@ -280,7 +409,8 @@ class _Server(ThreadingHTTPServer):
 class VerifyingUpstreamRecorder:
     def __init__(self, access_key_id: str = "AKIDRECORDEREXAMPLE",
                  secret_access_key: str = "recorder/Secret+Key/EXAMPLEKEY0123456789",
-                 region: str = "us-east-1", host: str = "127.0.0.1", reject_bad_signatures: bool = True) -> None:
+                 region: str = "us-east-1", host: str = "127.0.0.1", reject_bad_signatures: bool = True,
+                 digest_only: bool = False) -> None:
         self.access_key_id = access_key_id
         self.secret_access_key = secret_access_key
         self.region = region
@@ -289,6 +419,12 @@ class VerifyingUpstreamRecorder:
         self.lock = threading.Lock()
         self.requests: list[RecordedRequest] = []
         self.objects: dict[str, bytes] = {}
+        self.digest_only = digest_only
+        # digest_only: key → (sha256 hex, length) of each stored object.
+        self.digests: dict[str, tuple[str, int]] = {}
+        self.uploads: dict[str, dict[int, bytes]] = {}
+        # The x-amz-checksum-* headers each stored object arrived with (what S3 would store).
+        self.checksums: dict[str, dict[str, str]] = {}
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -313,6 +449,15 @@ class VerifyingUpstreamRecorder:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+
+    def store(self, key: str, data: bytes, request: RecordedRequest) -> None:
+        """Called with `lock` held."""
+        self.checksums[key] = {k.lower(): v for k, v in request.headers if k.lower().startswith("x-amz-checksum-")}
+        if self.digest_only:
+            self.digests[key] = (request.body_sha256 if not data else hashlib.sha256(data).hexdigest(),
+                                 request.body_length if not data else len(data))
+        else:
+            self.objects[key] = data
 
     def clear(self) -> None:
         with self.lock:

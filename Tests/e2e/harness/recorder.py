@@ -370,8 +370,8 @@ class _Handler(BaseHTTPRequestHandler):
                 numbers = [int(n) for n in re.findall(rb"<PartNumber>(\d+)</PartNumber>", body)]
                 data = b"".join(parts[n] for n in numbers)
                 rec.store(key, data, request)
-                xml = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<CompleteMultipartUploadResult><Key>"
-                       + key + "</Key><ETag>\"" + hashlib.md5(data).hexdigest() + "-" + str(len(numbers))
+                xml = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<CompleteMultipartUploadResult><Bucket>"
+                       + key.strip("/").split("/")[0] + "</Bucket><Key>" + key.split("/", 2)[-1] + "</Key><ETag>\"" + hashlib.md5(data).hexdigest() + "-" + str(len(numbers))
                        + "\"</ETag></CompleteMultipartUploadResult>").encode()
                 self._send(200, xml, {"Content-Type": "application/xml"})
             elif request.method == "DELETE" and "uploadId" in query:
@@ -389,7 +389,8 @@ class _Handler(BaseHTTPRequestHandler):
                     self._error(404, "NoSuchKey")
                 else:
                     self._send(200, data, {"Content-Type": "application/octet-stream",
-                                           "ETag": '"' + hashlib.md5(data).hexdigest() + '"'})
+                                           "ETag": '"' + hashlib.md5(data).hexdigest() + '"',
+                                           "Last-Modified": self.date_time_string(rec.started)})
             elif request.method == "DELETE":
                 rec.objects.pop(key, None)
                 self._send(204)
@@ -420,6 +421,7 @@ class VerifyingUpstreamRecorder:
         self.requests: list[RecordedRequest] = []
         self.objects: dict[str, bytes] = {}
         self.digest_only = digest_only
+        self.started = time.time()
         # digest_only: key → (sha256 hex, length) of each stored object.
         self.digests: dict[str, tuple[str, int]] = {}
         self.uploads: dict[str, dict[int, bytes]] = {}

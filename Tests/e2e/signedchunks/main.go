@@ -2,7 +2,7 @@
 // golang-github-minio-minio-go-v7-dev, built in GOPATH mode) uploads a deterministic object through presignd and
 // reads it back. Over plain HTTP with keys, minio-go sends STREAMING-AWS4-HMAC-SHA256-PAYLOAD (issue 21).
 //
-// Usage: signedchunks -endpoint 127.0.0.1:PORT -bucket B -key K -size BYTES [-part-size BYTES] [-skip-read]
+// Usage: signedchunks -endpoint 127.0.0.1:PORT -bucket B -key K -size BYTES [-part-size BYTES] [-skip-read] [-secure]
 // It prints one line: `uploaded=<bytes> sha256=<hex> read_back=<ok|skipped>`; it exits 1 on any mismatch.
 package main
 
@@ -67,12 +67,13 @@ func main() {
 	size := flag.Int64("size", 0, "object size in bytes")
 	partSize := flag.Uint64("part-size", 0, "multipart part size (0: single PUT up to 5 GiB)")
 	skipRead := flag.Bool("skip-read", false, "do not read the object back")
+	secure := flag.Bool("secure", false, "HTTPS (the CA from SSL_CERT_FILE)")
 	flag.Parse()
 
 	// Placeholder keys, as people point SDKs at a local signing proxy: presignd signs with its own.
 	client, err := minio.New(*endpoint, &minio.Options{
 		Creds:        credentials.NewStaticV4("PLACEHOLDER", "placeholder-secret", ""),
-		Secure:       false,
+		Secure:       *secure,
 		Region:       "us-east-1",
 		BucketLookup: minio.BucketLookupPath,
 	})

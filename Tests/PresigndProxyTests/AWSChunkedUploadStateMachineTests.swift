@@ -93,9 +93,10 @@ import Testing
     @Test func malformedFramingIsInvalidRequest() {
         var machine = Machine(decodedLength: 5, checksum: .crc32)
         _ = machine.handle(.payload(count: 2))
-        #expect(machine.handle(.malformed("invalidChunkSize")) == [
-            .fail(.badRequest("malformed aws-chunked body (invalidChunkSize)"))
-        ])
+        #expect(
+            machine.handle(.malformed("invalidChunkSize")) == [
+                .fail(.badRequest("malformed aws-chunked body (invalidChunkSize)"))
+            ])
     }
 
     @Test func anUndeclaredChecksumInTheTrailerIsRefused() {

@@ -94,8 +94,10 @@ import Testing
 
     @Test(arguments: ["x-amz-meta-foo", "x-amz-checksum-md5", "x-amz-checksum-crc32, x-amz-checksum-sha1"])
     func refusesTrailersItCannotCheck(trailer: String) {
-        #expect(T.error(Self.head(trailer: trailer), framing: .contentLength(60)) == .badRequest(
-            "x-amz-trailer names something other than one x-amz-checksum-* field"))
+        #expect(
+            T.error(Self.head(trailer: trailer), framing: .contentLength(60))
+                == .badRequest(
+                    "x-amz-trailer names something other than one x-amz-checksum-* field"))
     }
 
     @Test func checksDecodedLengthAgainstTheBucketsUploadLimit() {

@@ -2,7 +2,7 @@ import PresigndSigV4
 
 /// An `aws-chunked` upload decoded as it arrives and streamed upstream (issue 21): payload bytes pass on at once,
 /// except the last `holdBack` of them, which wait until the aws-chunked body is complete, as long as
-/// `x-amz-decoded-content-length` said, and its trailer checksum matches. On any failure the held bytes never go:
+/// `x-amz-decoded-content-length` said, its trailer checksum matches, and the client's body has ended there. On any failure the held bytes never go:
 /// the upstream sees an incomplete body and stores nothing. Pure: it counts bytes and compares checksums the
 /// driver (`ClientConnection+AWSChunked`) computed; tests drive it event by event.
 struct AWSChunkedUploadStateMachine: Equatable {
@@ -98,7 +98,9 @@ struct AWSChunkedUploadStateMachine: Equatable {
                 return fail(.badRequest("the aws-chunked trailer carries a checksum x-amz-trailer did not declare"))
             }
             if let checksum {
-                guard let trailerChecksum else { return fail(.badDigest("the \(checksum.fieldName) trailer is missing")) }
+                guard let trailerChecksum else {
+                    return fail(.badDigest("the \(checksum.fieldName) trailer is missing"))
+                }
                 guard trailerChecksum == computed else {
                     return fail(.badDigest("the \(checksum.fieldName) trailer does not match the body"))
                 }

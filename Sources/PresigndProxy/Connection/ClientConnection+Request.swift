@@ -148,7 +148,9 @@ extension ClientConnection {
         if let spoolLimit {
             try startSpool(exchange, plan: plan, limit: spoolLimit, declaredLength: declaredLength)
         } else {
-            if case .decodeAWSChunked(let upload) = plan.body { exchange.awsChunkedUpload = try AWSChunkedUpload(upload) }
+            if case .decodeAWSChunked(let upload) = plan.body {
+                exchange.awsChunkedUpload = try AWSChunkedUpload(upload)
+            }
             exchange.encodedHead = try signedHead(plan, date: worker.signingDate())
         }
         self.exchange = exchange

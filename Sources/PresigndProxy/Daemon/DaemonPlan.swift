@@ -1,7 +1,8 @@
+import PresigndConfig
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import PresigndConfig
 
 /// A listen address as the daemon binds it.
 public enum ListenSpec: Sendable, Hashable, CustomStringConvertible {

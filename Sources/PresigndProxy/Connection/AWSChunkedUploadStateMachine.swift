@@ -2,9 +2,9 @@ import PresigndSigV4
 
 /// An `aws-chunked` upload decoded as it arrives and streamed upstream (issue 21): payload bytes pass on at once,
 /// except the last `holdBack` of them, which wait until the aws-chunked body is complete, as long as
-/// `x-amz-decoded-content-length` said, its trailer checksum matches, and the client's body has ended there. On any failure the held bytes never go:
-/// the upstream sees an incomplete body and stores nothing. Pure: it counts bytes and compares checksums the
-/// driver (`ClientConnection+AWSChunked`) computed; tests drive it event by event.
+/// `x-amz-decoded-content-length` said, its trailer checksum matches, and the client's body has ended there. On
+/// any failure the held bytes never go: the upstream sees an incomplete body and stores nothing. Pure: it counts
+/// bytes and compares checksums the driver (`ClientConnection+AWSChunked`) computed; tests drive it event by event.
 struct AWSChunkedUploadStateMachine: Equatable {
     enum State: Equatable {
         /// Decoding; `decoded` payload bytes so far (forwarded or held).

@@ -20,6 +20,7 @@ import pytest
 import chunked_support as cs
 from harness.clients_extra import count_op, raw_request
 from harness.presignd import Bucket, Presignd, PresigndConfig, Upstream
+from harness.rawhttp import RawConnection
 from harness.recorder import VerifyingUpstreamRecorder, decode_aws_chunked
 from harness.s3xml import parse_error
 
@@ -76,11 +77,28 @@ def _key(request) -> str:
     return f"{request.node.name}-{time.monotonic_ns()}".replace("[", "-").replace("]", "")
 
 
-def _put(daemon, bucket: str, key: str, data: bytes, signed: bool, algorithm: str | None, **encode_args):
+def _put(daemon, bucket: str, key: str, data: bytes, signed: bool, algorithm: str | None, recorder=None,
+         **encode_args):
     body = cs.encode(data, signed, algorithm, **encode_args)
+    return _send(daemon, f"/{bucket}/{key}", cs.headers(len(data), signed, algorithm, len(body)), body, recorder)
+
+
+def _send(daemon, target: str, headers, body: bytes, recorder=None):
+    """With a `recorder`: the first 20000 body bytes go, then the rest once the upstream has the head (so a refusal
+    finds the upstream mid-body, not still connecting)."""
     count_op("raw-socket")
-    return raw_request(daemon.endpoint, "PUT", f"/{bucket}/{key}",
-                       cs.headers(len(data), signed, algorithm, len(body)), body)
+    if recorder is None:
+        return raw_request(daemon.endpoint, "PUT", target, headers, body)
+    host, port = daemon.endpoint.split("://", 1)[1].rsplit(":", 1)
+    with RawConnection(host, int(port), timeout=10) as conn:
+        conn.send((f"PUT {target} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                   + "".join(f"{k}: {v}\r\n" for k, v in headers) + "\r\n").encode() + body[:20000])
+        deadline = time.monotonic() + 5
+        while target not in recorder.heads:
+            assert time.monotonic() < deadline, "the upstream never got the head"
+            time.sleep(0.01)
+        conn.send(body[20000:])
+        return conn.read_response("PUT", timeout=10)
 
 
 def _recorded(recorder, key: str):
@@ -185,7 +203,8 @@ def test_a_wrong_trailer_checksum_is_bad_digest_and_nothing_is_stored(daemon, re
     data = os.urandom(150_000)
     key = _key(request)
     wrong = cs.checksum_b64("crc32", data[:-1] + bytes([data[-1] ^ 1]))
-    resp = _put(daemon, bucket, key, data, signed, "crc32", trailer_value=wrong)
+    recorder = rec_unwrap if bucket == "unwrap" else rec_forward
+    resp = _put(daemon, bucket, key, data, signed, "crc32", recorder=recorder, trailer_value=wrong)
     # Unsigned aws-chunked to a `forward` upstream passes as it came: the upstream (as S3) checks the trailer.
     _assert_refused(daemon, rec_unwrap if bucket == "unwrap" else rec_forward, key, resp, "BadDigest",
                     upstream_checks=bucket == "forward" and not signed)
@@ -197,8 +216,7 @@ def test_a_truncated_trailer_is_bad_digest_and_nothing_is_stored(daemon, rec_unw
     body = cs.encode(data, False, "crc64nvme")
     cut = body[:body.rindex(b"x-amz-checksum-crc64nvme:") + 30]  # mid trailer line; Content-Length says so
     headers = cs.headers(len(data), False, "crc64nvme", len(cut))
-    count_op("raw-socket")
-    resp = raw_request(daemon.endpoint, "PUT", f"/unwrap/{key}", headers, cut)
+    resp = _send(daemon, f"/unwrap/{key}", headers, cut, rec_unwrap)
     _assert_refused(daemon, rec_unwrap, key, resp, "BadDigest")
 
 
@@ -209,9 +227,7 @@ def test_a_malformed_chunk_header_is_invalid_request_and_nothing_is_stored(daemo
     second = body.index(b"\r\n", 65536 + 70) + 2  # the second chunk's header
     assert body[second:second + 5] == b"10000"
     body = body[:second] + b"1OOOO" + body[second + 5:]
-    count_op("raw-socket")
-    resp = raw_request(daemon.endpoint, "PUT", f"/unwrap/{key}", cs.headers(len(data), True, "crc32", len(body)),
-                       body)
+    resp = _send(daemon, f"/unwrap/{key}", cs.headers(len(data), True, "crc32", len(body)), body, rec_unwrap)
     _assert_refused(daemon, rec_unwrap, key, resp, "InvalidRequest")
 
 

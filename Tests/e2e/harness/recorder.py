@@ -285,6 +285,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _handle(self) -> None:
         rec = self.server.owner
+        with rec.lock:
+            rec.heads.append(self.path)
         sha = hashlib.sha256()
         parts: list[bytes] = []
         length = 0
@@ -425,6 +427,8 @@ class VerifyingUpstreamRecorder:
         # digest_only: key → (sha256 hex, length) of each stored object.
         self.digests: dict[str, tuple[str, int]] = {}
         self.uploads: dict[str, dict[int, bytes]] = {}
+        # Targets whose head arrived, as soon as it did (the body may still be on its way).
+        self.heads: list[str] = []
         # The x-amz-checksum-* headers each stored object arrived with (what S3 would store).
         self.checksums: dict[str, dict[str, str]] = {}
         self._server: _Server | None = None

@@ -74,6 +74,26 @@ public struct IOBuffer {
         return try body(UnsafeRawBufferPointer(start: vector.iov_base, count: vector.iov_len), available)
     }
 
+    /// Calls `body` with each contiguous segment of the first `count` bytes (or all, when fewer are buffered), in
+    /// order, without copying or draining them (`evbuffer_peek`): to checksum bytes that then move on.
+    public func forEachSegment<E: Error>(
+        prefix count: Int, _ body: (UnsafeRawBufferPointer) throws(E) -> Void
+    ) throws(E) {
+        let length = min(count, evbuffer_get_length(pointer))
+        guard length > 0 else { return }
+        let needed = Int(evbuffer_peek(pointer, length, nil, nil, 0))
+        guard needed > 0 else { return }
+        try withUnsafeTemporaryAllocation(of: iovec.self, capacity: needed) { (vectors) throws(E) in
+            let filled = Int(evbuffer_peek(pointer, length, nil, vectors.baseAddress, Int32(needed)))
+            var left = length
+            for index in 0..<min(filled, needed) where left > 0 {
+                let take = min(left, vectors[index].iov_len)
+                try body(UnsafeRawBufferPointer(start: vectors[index].iov_base, count: take))
+                left -= take
+            }
+        }
+    }
+
     /// Makes the first `count` bytes (or all, when fewer are buffered) one contiguous segment
     /// (`evbuffer_pullup`) and calls `body` with it. Copies when they span chains: for small heads only.
     public func withContiguousPrefix<T, E: Error>(

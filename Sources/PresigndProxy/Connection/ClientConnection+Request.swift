@@ -56,6 +56,9 @@ extension ClientConnection {
                 if skip == 0 && count == 0 { return }
             case .end(let consumed):
                 input.drain(consumed)
+                if let exchange, let upload = exchange.awsChunkedUpload, !finishAWSChunked(exchange, upload) {
+                    return
+                }
                 handle(.requestBodyEnded)
             }
         }
@@ -80,6 +83,10 @@ extension ClientConnection {
         }
         if exchange.pendingPlan != nil {
             spoolRequestBody(exchange, count: count)
+            return
+        }
+        if let upload = exchange.awsChunkedUpload {
+            streamAWSChunked(exchange, upload, count: count)
             return
         }
         keepBodyForRetry(exchange, count: count)
@@ -142,6 +149,9 @@ extension ClientConnection {
         if let spoolLimit {
             try startSpool(exchange, plan: plan, limit: spoolLimit, declaredLength: declaredLength)
         } else {
+            if case .decodeAWSChunked(let upload) = plan.body {
+                exchange.awsChunkedUpload = try AWSChunkedUpload(upload)
+            }
             exchange.retry.plan = plan
             try signAttempt(exchange)
             // A small streamed body is kept so the request can be sent again (`retry_body_buffer`).

@@ -26,6 +26,8 @@ final class Exchange {
     var awsDecoder: AWSChunkedDecoder?
     var awsStage: OwnedIOBuffer?
     var awsComplete = false
+    /// A streamed `aws-chunked` upload (decoded length known): decoded, checked and sent as it arrives.
+    var awsChunkedUpload: AWSChunkedUpload?
     /// Decodes the current upstream connection's response (a new one per attempt).
     var responseDecoder = Exchange.makeResponseDecoder()
     /// The final response head, from its arrival until the state machine has it written.

@@ -4,6 +4,8 @@ import PresigndPolicy
 /// Upstream errors are never wrapped: they pass through untouched.
 enum ProxyError: Error, Equatable {
     case badRequest(String)
+    /// An upload's checksum (an aws-chunked trailer) is missing or does not match the bytes received (issue 21).
+    case badDigest(String)
     case requestLineTooLong
     case headersTooLarge
     case requestTimeout
@@ -32,6 +34,7 @@ enum ProxyError: Error, Equatable {
     var statusAndCode: (status: Int, code: String) {
         switch self {
         case .badRequest: (400, "InvalidRequest")
+        case .badDigest: (400, "BadDigest")
         case .requestLineTooLong: (414, "RequestURITooLong")
         case .headersTooLarge: (431, "RequestHeaderSectionTooLarge")
         case .requestTimeout: (408, "RequestTimeout")
@@ -64,6 +67,8 @@ enum ProxyError: Error, Equatable {
     var message: String {
         switch self {
         case .badRequest(let detail): "The request is malformed: \(detail)."
+        case .badDigest(let detail):
+            "The checksum you specified did not match what was received: \(detail). Nothing was stored."
         case .requestLineTooLong: "The request line is too long."
         case .headersTooLarge: "The request header section is too large or has too many fields."
         case .requestTimeout: "The request was not received in time."

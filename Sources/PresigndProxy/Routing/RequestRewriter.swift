@@ -25,6 +25,8 @@ enum BodyPlan: Equatable {
     /// Spooled to a temporary file first, then sent with `Content-Length`: length-less
     /// (chunked) uploads, and `aws-chunked` bodies unwrapped for upstreams that refuse them.
     case spool(unwrapsAWSChunked: Bool, decodedLength: Int?)
+    /// An `aws-chunked` body whose decoded length is known: decoded as it arrives and streamed (issue 21).
+    case decodeAWSChunked(AWSChunkedPlan)
 }
 
 /// What to do with a request head.
@@ -140,15 +142,20 @@ enum RequestRewriter {
             }
             payload = parsed
         }
-        var body: BodyPlan
-        switch bodyPlan(
+        var body = try bodyPlan(
             head: head, framing: framing, payload: payload,
-            forwardsAWSChunked: settings.upstreams[upstreamIndex].forwardsAWSChunked, headers: &headers)
-        {
-        case .failure(let error): throw error
-        case .success(let plan): body = plan
+            forwardsAWSChunked: settings.upstreams[upstreamIndex].forwardsAWSChunked,
+            readsWhole: verdict.operation == .deleteObjects, headers: &headers)
+        switch body {
+        case .spool(true, _):
+            payload = .unsigned
+        case .decodeAWSChunked(let plan):
+            if let maxUpload = route.maxUploadSize, plan.decodedLength > maxUpload { throw .entityTooLarge }
+            payload = plan.reframes ? .streamingUnsignedTrailer : .unsigned
+            headers.append(("Content-Length", String(plan.upstreamLength)))
+        default:
+            break
         }
-        if case .spool(true, _) = body { payload = .unsigned }
         let deleteKeysPolicy = try planDeleteBody(verdict, route: route, framing: framing, body: &body)
         if case .contentLength(let length) = framing, body == .stream {
             headers.append(("Content-Length", String(length)))
@@ -202,45 +209,6 @@ enum RequestRewriter {
                 return ASCII.equalsLowercase(lower, "x-amz-copy-source") ? .copySource : .forward
             }
         }
-    }
-
-    /// Decides streaming or spooling, and rewrites `aws-chunked` headers when unwrapping
-    /// (SIGV4-S3-RULES §5: R2 rejects streaming payloads; S3 takes them).
-    static func bodyPlan(
-        head: RequestHead, framing: BodyFraming, payload: PayloadHash, forwardsAWSChunked: Bool,
-        headers: inout [(name: String, value: String)]
-    ) -> Result<BodyPlan, ProxyError> {
-        let encodings = head.headers.values("content-encoding").flatMap { $0.split(separator: ",") }
-            .map { ASCII.lowercased(String($0.trimmingSpaces())) }
-        let streamingPayload =
-            payload == .streamingSigned || payload == .streamingSignedTrailer || payload == .streamingUnsignedTrailer
-        let isAWSChunked = encodings.contains("aws-chunked") || streamingPayload
-        guard isAWSChunked else {
-            return .success(framing == .chunked ? .spool(unwrapsAWSChunked: false, decodedLength: nil) : .stream)
-        }
-        if payload == .streamingSigned || payload == .streamingSignedTrailer {
-            // Chunk signatures made with some other key cannot be re-signed chunk by chunk here.
-            return .failure(.notImplemented("signed aws-chunked payloads; send unsigned requests to presignd"))
-        }
-        if forwardsAWSChunked {
-            return .success(framing == .chunked ? .spool(unwrapsAWSChunked: false, decodedLength: nil) : .stream)
-        }
-        var decodedLength: Int? = nil
-        if let text = head.headers["x-amz-decoded-content-length"] {
-            guard let value = Int(text), value >= 0 else {
-                return .failure(.badRequest("x-amz-decoded-content-length is not a length"))
-            }
-            decodedLength = value
-        }
-        // Unwrapped: the upstream sees a plain body; the trailer's checksum becomes a header later.
-        headers.removeAll { header in
-            ASCII.equalsLowercase(header.name, "x-amz-decoded-content-length")
-                || ASCII.equalsLowercase(header.name, "x-amz-trailer")
-                || ASCII.equalsLowercase(header.name, "content-encoding")
-        }
-        let remaining = encodings.filter { $0 != "aws-chunked" && !$0.isEmpty }
-        if !remaining.isEmpty { headers.append(("Content-Encoding", remaining.joined(separator: ","))) }
-        return .success(.spool(unwrapsAWSChunked: true, decodedLength: decodedLength))
     }
 
     /// The origin-form target: absolute-form is accepted only when it names the same authority as

@@ -6,8 +6,12 @@ and recomputes the signature with botocore's `S3SigV4Auth` over exactly what arr
 credentials and region and the `x-amz-date` received. Problems are listed per request in `problems`; a request
 with no problems was signed the way S3 would accept it.
 
-It also acts as a tiny in-memory object store (PUT stores, GET/HEAD return, DELETE removes) so that clients
-going through presignd get sensible answers.
+It also acts as a tiny in-memory object store (PUT stores, GET/HEAD return, DELETE removes, multipart uploads)
+so that clients going through presignd get sensible answers. Like S3 it is strict about bodies (issue 21): a body
+shorter than its Content-Length (the sender dropped the connection) is recorded with `complete=False` and stores
+nothing; an `aws-chunked` body (STREAMING-UNSIGNED-PAYLOAD-TRAILER) is decoded and its trailer checksum checked
+(400 BadDigest on a mismatch). `digest_only=True` keeps only each object's SHA-256 and length (`digests`), and no
+request bodies, for multi-GiB transfers.
 
 Faults (issue 21): `script` is a list of answers `(status, headers, body)` given, in order, to the next requests
 instead of the normal ones (each request is still recorded); `fail_all`, when set, is the answer to every
@@ -18,8 +22,10 @@ checked against it (a date more than 15 minutes off gets `403 RequestTimeTooSkew
 
 from __future__ import annotations
 
+import base64
 import calendar
 import hashlib
+import zlib
 import re
 import threading
 import time
@@ -51,6 +57,8 @@ class RecordedRequest:
     problems: list[str] = field(default_factory=list)
     signature: str = ""
     arrived_at: float = 0.0
+    complete: bool = True
+    body_length: int = 0
 
     def header(self, name: str) -> str | None:
         for k, v in self.headers:
@@ -88,6 +96,7 @@ def verify_request(
     secret_access_key: str,
     region: str,
     now: float | None = None,
+    payload_sha256: str | None = None,
 ) -> tuple[list[str], str]:
     """Check a received request's SigV4 header signature the way S3 would. Returns (problems, signature)."""
     problems: list[str] = []
@@ -141,7 +150,7 @@ def verify_request(
     if content_sha is None:
         problems.append("no x-amz-content-sha256 header")
     elif _HEX64.match(content_sha):
-        actual = hashlib.sha256(body).hexdigest()
+        actual = payload_sha256 or hashlib.sha256(body).hexdigest()
         if actual != content_sha:
             problems.append(f"x-amz-content-sha256 {content_sha} != sha256 of the body received {actual}")
     elif content_sha not in (
@@ -187,6 +196,61 @@ def verify_request(
     return problems, signature
 
 
+def _is_aws_chunked(headers) -> bool:
+    return ("aws-chunked" in (headers.get("Content-Encoding") or "").lower()
+            or (headers.get("x-amz-content-sha256") or "").startswith("STREAMING-"))
+
+
+_CHECKSUMS = {
+    "x-amz-checksum-crc32": lambda data: zlib.crc32(data).to_bytes(4, "big"),
+    "x-amz-checksum-sha1": lambda data: hashlib.sha1(data).digest(),
+    "x-amz-checksum-sha256": lambda data: hashlib.sha256(data).digest(),
+}
+
+
+def decode_aws_chunked(body: bytes, headers) -> bytes:
+    """Decodes an aws-chunked body as S3 does: chunk framing (signatures not checked here), the decoded length,
+    and the declared trailer's checksum (CRC32, SHA-1, SHA-256). ValueError says what is wrong."""
+    out = bytearray()
+    position = 0
+    while True:
+        end = body.find(b"\r\n", position)
+        if end < 0:
+            raise ValueError("truncated chunk header")
+        size = int(body[position:end].split(b";", 1)[0], 16)
+        position = end + 2
+        if size == 0:
+            break
+        out += body[position:position + size]
+        if body[position + size:position + size + 2] != b"\r\n":
+            raise ValueError("chunk data not followed by CRLF")
+        position += size + 2
+    trailers = {}
+    while True:
+        end = body.find(b"\r\n", position)
+        if end < 0:
+            raise ValueError("truncated trailer")
+        line = body[position:end]
+        position = end + 2
+        if not line:
+            break
+        name, _, value = line.decode().partition(":")
+        trailers[name.strip().lower()] = value.strip()
+    if position != len(body):
+        raise ValueError("bytes after the trailer")
+    declared = headers.get("x-amz-decoded-content-length")
+    if declared is not None and int(declared) != len(out):
+        raise ValueError(f"decoded length {len(out)} != x-amz-decoded-content-length {declared}")
+    trailer = (headers.get("x-amz-trailer") or "").strip().lower()
+    if trailer:
+        if trailer not in trailers:
+            raise ValueError(f"checksum trailer {trailer} missing")
+        compute = _CHECKSUMS.get(trailer)
+        if compute and base64.b64encode(compute(bytes(out))).decode() != trailers[trailer]:
+            raise ValueError(f"checksum {trailer} does not match")
+    return bytes(out)
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: "_Server"
@@ -194,49 +258,84 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format, *args):  # noqa: A002 - keep pytest output clean
         pass
 
-    def _read_body(self) -> tuple[bytes, bool]:
+    def _read_exactly(self, length: int, sink) -> int:
+        got = 0
+        while got < length:
+            piece = self.rfile.read(min(1 << 20, length - got))
+            if not piece:
+                break
+            sink(piece)
+            got += len(piece)
+        return got
+
+    def _read_body(self, sink) -> tuple[bool, bool]:
+        """Feeds the body to `sink`; returns (was_chunked, complete)."""
         te = (self.headers.get("Transfer-Encoding") or "").lower()
         if "chunked" in te:
-            chunks = []
             while True:
                 size_line = self.rfile.readline()
+                if not size_line.endswith(b"\n"):
+                    return True, False
                 size = int(size_line.split(b";", 1)[0].strip(), 16)
                 if size == 0:
-                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
-                        pass  # trailers
-                    return b"".join(chunks), True
-                chunks.append(self.rfile.read(size))
+                    while True:
+                        line = self.rfile.readline()
+                        if line in (b"\r\n", b"\n"):
+                            return True, True
+                        if line == b"":
+                            return True, False
+                if self._read_exactly(size, sink) < size:
+                    return True, False
                 self.rfile.readline()
         length = int(self.headers.get("Content-Length") or 0)
-        return (self.rfile.read(length) if length else b""), False
+        return False, self._read_exactly(length, sink) == length
 
     def _handle(self) -> None:
         rec = self.server.owner
-        body, chunked = self._read_body()
+        with rec.lock:
+            rec.heads.append(self.path)
+        sha = hashlib.sha256()
+        parts: list[bytes] = []
+        length = 0
+
+        def sink(piece: bytes) -> None:
+            nonlocal length
+            sha.update(piece)
+            length += len(piece)
+            if not rec.digest_only or _is_aws_chunked(self.headers):
+                parts.append(piece)
+        chunked, complete = self._read_body(sink)
+        body = b"".join(parts)
         headers = list(self.headers.items())
         problems, signature = verify_request(
-            self.command, self.path, headers, body, rec.access_key_id, rec.secret_access_key, rec.region,
-            now=time.time() + rec.clock_offset,
-        )
+            self.command, self.path, headers, body if not rec.digest_only else b"", rec.access_key_id,
+            rec.secret_access_key, rec.region, now=time.time() + rec.clock_offset, payload_sha256=sha.hexdigest())
         request = RecordedRequest(
             method=self.command,
             target=self.path,
             headers=headers,
-            body=body,
-            body_sha256=hashlib.sha256(body).hexdigest(),
+            body=b"" if rec.digest_only else body,
+            body_sha256=sha.hexdigest(),
             was_chunked=chunked,
             problems=problems,
             signature=signature,
             arrived_at=time.monotonic(),
+            complete=complete,
+            body_length=length,
         )
         with rec.lock:
             rec.requests.append(request)
-            fault = rec.script.pop(0) if rec.script else rec.fail_all
+            fault = None
+            if complete:
+                fault = rec.script.pop(0) if rec.script else rec.fail_all
+        if not complete:  # the sender gave up mid-body: nothing is stored, nobody to answer
+            self.close_connection = True
+            return
         if fault is not None:
             status, fault_headers, fault_body = fault
             self._send(status, fault_body, fault_headers)
             return
-        self._respond(request)
+        self._respond(request, body)
 
     def date_time_string(self, timestamp=None):  # the Date header, on the recorder's clock
         return super().date_time_string(time.time() + self.server.owner.clock_offset)
@@ -250,7 +349,12 @@ class _Handler(BaseHTTPRequestHandler):
         if self.command != "HEAD" and body:
             self.wfile.write(body)
 
-    def _respond(self, request: RecordedRequest) -> None:
+    def _error(self, status: int, code: str, message: str = "") -> None:
+        xml = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>" + code + "</Code><Message>recorder: "
+               + message + "</Message></Error>").encode()
+        self._send(status, xml, {"Content-Type": "application/xml"})
+
+    def _respond(self, request: RecordedRequest, body: bytes) -> None:
         rec = self.server.owner
         if request.problems and rec.reject_bad_signatures and any("15 minutes" in p for p in request.problems):
             xml = (b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>RequestTimeTooSkewed</Code>"
@@ -259,17 +363,46 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(403, xml, {"Content-Type": "application/xml"})
             return
         if request.problems and rec.reject_bad_signatures:
-            xml = (
-                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>SignatureDoesNotMatch</Code>"
-                "<Message>recorder: " + "; ".join(p.splitlines()[0] for p in request.problems) + "</Message></Error>"
-            ).encode()
-            self._send(403, xml, {"Content-Type": "application/xml"})
+            self._error(403, "SignatureDoesNotMatch", "; ".join(p.splitlines()[0] for p in request.problems))
             return
         key = urllib.parse.unquote(request.path)
+        query = urllib.parse.parse_qs(request.query, keep_blank_values=True)
+        if request.method == "PUT" and _is_aws_chunked(self.headers):
+            try:
+                body = decode_aws_chunked(body, self.headers)
+            except ValueError as error:
+                code = "BadDigest" if "checksum" in str(error) else "IncompleteBody"
+                self._error(400, code, str(error))
+                return
         with rec.lock:
-            if request.method == "PUT":
-                rec.objects[key] = request.body
-                self._send(200, b"", {"ETag": '"' + hashlib.md5(request.body).hexdigest() + '"'})
+            if request.method == "PUT" and "uploadId" in query:
+                rec.uploads.setdefault(query["uploadId"][0], {})[int(query["partNumber"][0])] = body
+                self._send(200, b"", {"ETag": '"' + hashlib.md5(body).hexdigest() + '"'})
+            elif request.method == "PUT":
+                rec.store(key, body, request)
+                self._send(200, b"", {"ETag": '"' + hashlib.md5(body).hexdigest() + '"'})
+            elif request.method == "POST" and "uploads" in query:
+                upload_id = f"upload-{len(rec.uploads) + 1}-{time.monotonic_ns()}"
+                rec.uploads[upload_id] = {}
+                xml = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<InitiateMultipartUploadResult><Bucket>"
+                       + key.strip("/").split("/")[0] + "</Bucket><Key>" + key.split("/", 2)[-1] + "</Key><UploadId>"
+                       + upload_id + "</UploadId></InitiateMultipartUploadResult>").encode()
+                self._send(200, xml, {"Content-Type": "application/xml"})
+            elif request.method == "POST" and "uploadId" in query:
+                parts = rec.uploads.pop(query["uploadId"][0], None)
+                if parts is None:
+                    self._error(404, "NoSuchUpload")
+                    return
+                numbers = [int(n) for n in re.findall(rb"<PartNumber>(\d+)</PartNumber>", body)]
+                data = b"".join(parts[n] for n in numbers)
+                rec.store(key, data, request)
+                xml = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<CompleteMultipartUploadResult><Bucket>"
+                       + key.strip("/").split("/")[0] + "</Bucket><Key>" + key.split("/", 2)[-1] + "</Key><ETag>\"" + hashlib.md5(data).hexdigest() + "-" + str(len(numbers))
+                       + "\"</ETag></CompleteMultipartUploadResult>").encode()
+                self._send(200, xml, {"Content-Type": "application/xml"})
+            elif request.method == "DELETE" and "uploadId" in query:
+                rec.uploads.pop(query["uploadId"][0], None)
+                self._send(204)
             elif request.method == "GET" and key.strip("/").count("/") == 0:  # bucket level: an empty listing
                 xml = (b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ListBucketResult "
                        b"xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Name>" + key.strip("/").encode()
@@ -279,11 +412,11 @@ class _Handler(BaseHTTPRequestHandler):
             elif request.method in ("GET", "HEAD"):
                 data = rec.objects.get(key)
                 if data is None:
-                    xml = b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>NoSuchKey</Code></Error>"
-                    self._send(404, xml, {"Content-Type": "application/xml"})
+                    self._error(404, "NoSuchKey")
                 else:
                     self._send(200, data, {"Content-Type": "application/octet-stream",
-                                           "ETag": '"' + hashlib.md5(data).hexdigest() + '"'})
+                                           "ETag": '"' + hashlib.md5(data).hexdigest() + '"',
+                                           "Last-Modified": self.date_time_string(rec.started)})
             elif request.method == "DELETE":
                 rec.objects.pop(key, None)
                 self._send(204)
@@ -303,7 +436,8 @@ class _Server(ThreadingHTTPServer):
 class VerifyingUpstreamRecorder:
     def __init__(self, access_key_id: str = "AKIDRECORDEREXAMPLE",
                  secret_access_key: str = "recorder/Secret+Key/EXAMPLEKEY0123456789",
-                 region: str = "us-east-1", host: str = "127.0.0.1", reject_bad_signatures: bool = True) -> None:
+                 region: str = "us-east-1", host: str = "127.0.0.1", reject_bad_signatures: bool = True,
+                 digest_only: bool = False) -> None:
         self.access_key_id = access_key_id
         self.secret_access_key = secret_access_key
         self.region = region
@@ -315,6 +449,15 @@ class VerifyingUpstreamRecorder:
         self.lock = threading.Lock()
         self.requests: list[RecordedRequest] = []
         self.objects: dict[str, bytes] = {}
+        self.digest_only = digest_only
+        self.started = time.time()
+        # digest_only: key → (sha256 hex, length) of each stored object.
+        self.digests: dict[str, tuple[str, int]] = {}
+        self.uploads: dict[str, dict[int, bytes]] = {}
+        # Targets whose head arrived, as soon as it did (the body may still be on its way).
+        self.heads: list[str] = []
+        # The x-amz-checksum-* headers each stored object arrived with (what S3 would store).
+        self.checksums: dict[str, dict[str, str]] = {}
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -339,6 +482,15 @@ class VerifyingUpstreamRecorder:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+
+    def store(self, key: str, data: bytes, request: RecordedRequest) -> None:
+        """Called with `lock` held."""
+        self.checksums[key] = {k.lower(): v for k, v in request.headers if k.lower().startswith("x-amz-checksum-")}
+        if self.digest_only:
+            self.digests[key] = (request.body_sha256 if not data else hashlib.sha256(data).hexdigest(),
+                                 request.body_length if not data else len(data))
+        else:
+            self.objects[key] = data
 
     def clear(self) -> None:
         with self.lock:

@@ -1,5 +1,9 @@
 internal import CLibevent
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A timer on a loop that calls a closure; re-armable, cancelled when it goes.
 public final class LoopTimer {
     private let event: OpaquePointer
@@ -26,6 +30,21 @@ public final class LoopTimer {
     public func schedule(milliseconds: Int) throws(IOError) {
         try LibeventEvent.add(event, milliseconds: milliseconds)
     }
+
+    /// Like `schedule`, but never fires early: libevent measures timers on `CLOCK_MONOTONIC_COARSE` (a tick of
+    /// about 4 ms) and from the loop's cached time, so a plain timer can end a few milliseconds before a precise clock
+    /// says. For waits a peer asked for (`Retry-After`): the cache is refreshed and one coarse tick added.
+    public func scheduleAtLeast(milliseconds: Int) throws(IOError) {
+        _ = event_base_update_cache_time(loop.base)
+        try schedule(milliseconds: milliseconds + Self.coarseTickMilliseconds)
+    }
+
+    /// `CLOCK_MONOTONIC_COARSE`'s resolution in whole milliseconds, rounded up (at least 1).
+    private static let coarseTickMilliseconds: Int = {
+        var resolution = timespec()
+        guard clock_getres(CLOCK_MONOTONIC_COARSE, &resolution) == 0 else { return 10 }
+        return max(1, Int(resolution.tv_sec) * 1000 + (Int(resolution.tv_nsec) + 999_999) / 1_000_000)
+    }()
 
     /// Runs the action on the next loop iteration without touching the timer heap (`event_active`); cannot fail.
     public func fireSoon() {

@@ -103,7 +103,7 @@ extension ClientConnection {
     /// Starts the backoff timer (made on first use: most connections never retry).
     func scheduleRetry(milliseconds: Int) {
         if retryTimer == nil { retryTimer = try? LoopTimer(loop: worker.loop) { [unowned self] in self.retryDue() } }
-        guard let retryTimer, (try? retryTimer.schedule(milliseconds: milliseconds)) != nil else {
+        guard let retryTimer, (try? retryTimer.scheduleAtLeast(milliseconds: milliseconds)) != nil else {
             handle(.retryDue)
             return
         }

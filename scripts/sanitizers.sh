@@ -44,9 +44,15 @@ for sanitizer in "${sanitizers[@]}"; do
         *) echo "sanitizers: unknown sanitizer '$sanitizer' (address | thread)"; exit 64 ;;
     esac
 
-    echo "==> swift test --sanitize=$sanitizer (scratch $scratch)"
+    # Under TSan, skip the cache store's multi-threaded stress test: SliceStore guards its state with the standard
+    # library's Synchronization.Mutex, which on Linux locks with futex system calls that ThreadSanitizer does not
+    # model, so every access under the lock is reported as a race (a false positive; the test itself checks every
+    # byte and passes in the plain and ASan runs).
+    skip=()
+    [ "$sanitizer" = thread ] && skip=(--skip SliceStoreConcurrencyTests)
+    echo "==> swift test --sanitize=$sanitizer ${skip[*]} (scratch $scratch)"
     started=$SECONDS
-    if timeout 1500 swift test --sanitize="$sanitizer" --scratch-path "$scratch" >"$logs/unit.log" 2>&1; then
+    if timeout 1500 swift test --sanitize="$sanitizer" --scratch-path "$scratch" "${skip[@]}" >"$logs/unit.log" 2>&1; then
         unit="ok"
     else
         unit="FAILED"

@@ -112,6 +112,22 @@ def recorder():
     rec.stop()
 
 
+@pytest.fixture(scope="module")
+def rec_unwrap():
+    """A recorder of its own per test module, behind an `aws_chunked = "unwrap"` upstream."""
+    rec = VerifyingUpstreamRecorder().start()
+    yield rec
+    rec.stop()
+
+
+@pytest.fixture(scope="module")
+def rec_forward():
+    """A recorder of its own per test module, behind an `aws_chunked = "forward"` upstream."""
+    rec = VerifyingUpstreamRecorder().start()
+    yield rec
+    rec.stop()
+
+
 def session_config(moto: MotoServer, nginx_front: NginxTLSFront, test_ca: TestCA,
                    recorder: VerifyingUpstreamRecorder) -> PresigndConfig:
     def via(front: str, name: str) -> Upstream:

@@ -34,20 +34,6 @@ UNWRAP_MOUNT = "/unwrap-moto"
 
 
 @pytest.fixture(scope="module")
-def rec_unwrap():
-    rec = VerifyingUpstreamRecorder().start()
-    yield rec
-    rec.stop()
-
-
-@pytest.fixture(scope="module")
-def rec_forward():
-    rec = VerifyingUpstreamRecorder().start()
-    yield rec
-    rec.stop()
-
-
-@pytest.fixture(scope="module")
 def bodies_daemon(tmp_path_factory, moto, nginx_front, test_ca, rec_unwrap, rec_forward):
     """presignd with aws_chunked = unwrap (to moto and to a recorder) and forward (to a recorder)."""
     binary = require_presignd_binary()

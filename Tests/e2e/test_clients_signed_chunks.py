@@ -30,20 +30,6 @@ LONG = os.environ.get("PRESIGND_LONG_TESTS") == "1"
 
 
 @pytest.fixture(scope="module")
-def rec_unwrap():
-    rec = VerifyingUpstreamRecorder().start()
-    yield rec
-    rec.stop()
-
-
-@pytest.fixture(scope="module")
-def rec_forward():
-    rec = VerifyingUpstreamRecorder().start()
-    yield rec
-    rec.stop()
-
-
-@pytest.fixture(scope="module")
 def daemon(tmp_path_factory, rec_unwrap, rec_forward):
     base = tmp_path_factory.mktemp("signed-chunks")
     spool = base / "spool"

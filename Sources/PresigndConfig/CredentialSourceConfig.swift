@@ -42,12 +42,17 @@ public struct MetadataEndpoint: Sendable, Hashable, CustomStringConvertible {
     public var usesTLS: Bool
     /// `credentials_ca_file` or `AWS_CA_BUNDLE`, for HTTPS.
     public var caFile: String?
+    /// How long one request may take (`AWS_METADATA_SERVICE_TIMEOUT` for IMDS); nil: the provider's default.
+    public var timeoutMilliseconds: Int?
 
-    public init(host: String, port: Int, usesTLS: Bool = false, caFile: String? = nil) {
+    public init(
+        host: String, port: Int, usesTLS: Bool = false, caFile: String? = nil, timeoutMilliseconds: Int? = nil
+    ) {
         self.host = host
         self.port = port
         self.usesTLS = usesTLS
         self.caFile = caFile
+        self.timeoutMilliseconds = timeoutMilliseconds
     }
 
     public var description: String {

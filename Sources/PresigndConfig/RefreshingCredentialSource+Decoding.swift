@@ -190,19 +190,30 @@ extension RefreshingCredentialSource {
         }
     }
 
-    /// IMDSv2 at `AWS_EC2_METADATA_SERVICE_ENDPOINT` or 169.254.169.254, unless `AWS_EC2_METADATA_DISABLED`.
+    /// IMDSv2 at `AWS_EC2_METADATA_SERVICE_ENDPOINT` or 169.254.169.254, unless `AWS_EC2_METADATA_DISABLED`;
+    /// each request within `AWS_METADATA_SERVICE_TIMEOUT` seconds when set (the SDKs' variable; default 1).
     static func instanceMetadata(environment: [String: String]) -> Result<MetadataEndpoint, AddressSyntaxError> {
         if environment["AWS_EC2_METADATA_DISABLED"]?.lowercased() == "true" {
             return .failure(.init("AWS_EC2_METADATA_DISABLED=true in presignd's environment"))
         }
+        var timeoutMilliseconds: Int?
+        if let text = nonEmpty(environment["AWS_METADATA_SERVICE_TIMEOUT"]) {
+            guard let seconds = Int(text), (1...60).contains(seconds) else {
+                return .failure(
+                    .init("AWS_METADATA_SERVICE_TIMEOUT must be whole seconds from 1 to 60, got '\(text)'"))
+            }
+            timeoutMilliseconds = seconds * 1000
+        }
         guard let text = nonEmpty(environment["AWS_EC2_METADATA_SERVICE_ENDPOINT"]) else {
-            return .success(MetadataEndpoint(host: "169.254.169.254", port: 80))
+            return .success(
+                MetadataEndpoint(host: "169.254.169.254", port: 80, timeoutMilliseconds: timeoutMilliseconds))
         }
         var trimmed = text
         while trimmed.hasSuffix("/") { trimmed.removeLast() }
         guard trimmed.hasPrefix("http://"), case .success(let endpoint) = Endpoint.parse(trimmed) else {
             return .failure(.init("AWS_EC2_METADATA_SERVICE_ENDPOINT must be http://HOST[:PORT], got '\(text)'"))
         }
-        return .success(MetadataEndpoint(host: endpoint.host, port: endpoint.port))
+        return .success(
+            MetadataEndpoint(host: endpoint.host, port: endpoint.port, timeoutMilliseconds: timeoutMilliseconds))
     }
 }

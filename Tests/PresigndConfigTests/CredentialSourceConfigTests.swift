@@ -87,6 +87,22 @@ import Testing
                 == ["4:21: credential_source = \"imds\": AWS_EC2_METADATA_DISABLED=true in presignd's environment"])
     }
 
+    @Test func imdsTimeoutComesFromTheSDKsVariable() throws {
+        let text = CredentialProcessConfigTests.upstream(#"credential_source = "imds""#)
+        let slow = try #require(loaded(text, environment: ["AWS_METADATA_SERVICE_TIMEOUT": "3"]))
+        #expect(
+            slow.upstreams["store"]?.refreshingCredentials
+                == .instanceMetadata(MetadataEndpoint(host: "169.254.169.254", port: 80, timeoutMilliseconds: 3000)))
+        for bad in ["0", "1.5", "61", "soon"] {
+            #expect(
+                described(errors(text, environment: ["AWS_METADATA_SERVICE_TIMEOUT": bad]))
+                    == [
+                        "4:21: credential_source = \"imds\": AWS_METADATA_SERVICE_TIMEOUT must be whole seconds "
+                            + "from 1 to 60, got '\(bad)'"
+                    ])
+        }
+    }
+
     @Test func unknownSourcesAndCombinationsAreErrors() {
         #expect(
             described(errors(CredentialProcessConfigTests.upstream(#"credential_source = "sso""#)))

@@ -23,7 +23,9 @@ LIFETIME_SECONDS = 4
 # The endpoint answers credentials this slowly: a request that waited on a refresh would take at least as long.
 # A second (the refresh starts half a lifetime ahead, so keys still arrive in time) keeps the bound below, half of
 # it, far above what a loaded 2-core CI machine adds to a local GET (a 0.32 s stall was seen with 0.4 s here).
+# IMDS requests get AWS_METADATA_SERVICE_TIMEOUT seconds (the SDKs' 1 s default would cut a 1 s answer).
 ENDPOINT_DELAY = 1.0
+IMDS_TIMEOUT_SECONDS = "3"
 ROLE = "presignd-test-role"
 IMDS_TOKEN = "imds-session-token-for-the-test"
 
@@ -152,7 +154,8 @@ def test_container_credentials_with_a_rotating_token_file(tmp_path, servers):
 
 def test_instance_metadata_imdsv2_only(tmp_path, servers):
     state, metadata, upstream = servers
-    daemon = start(tmp_path, upstream, "imds", {"AWS_EC2_METADATA_SERVICE_ENDPOINT": metadata.endpoint})
+    daemon = start(tmp_path, upstream, "imds", {"AWS_EC2_METADATA_SERVICE_ENDPOINT": metadata.endpoint,
+                                                "AWS_METADATA_SERVICE_TIMEOUT": IMDS_TIMEOUT_SECONDS})
     try:
         count, failures = requests_across_refreshes(daemon, state, refreshes=3)
         assert not failures and count > 0, f"{len(failures)} of {count} failed: {failures[:3]}"

@@ -61,11 +61,12 @@ struct ContainerCredentialProvider: CredentialProvider {
 }
 
 /// EC2 instance metadata, IMDSv2 only: `PUT /latest/api/token` for a session token, then the role's name and its
-/// credentials with that token, each request under the SDKs' short timeout (1 s).
+/// credentials with that token, each request under the SDKs' short timeout (1 s, or `AWS_METADATA_SERVICE_TIMEOUT`).
 struct InstanceMetadataCredentialProvider: CredentialProvider {
     var endpoint: MetadataEndpoint
     var kind: String { "imds" }
-    static let timeoutMilliseconds = 1_000
+    static let defaultTimeoutMilliseconds = 1_000
+    var timeoutMilliseconds: Int { endpoint.timeoutMilliseconds ?? Self.defaultTimeoutMilliseconds }
     /// How long the IMDSv2 session token lives (the SDKs ask for 6 hours; one is made per fetch).
     static let tokenTTLSeconds = 21_600
     static let credentialsPath = "/latest/meta-data/iam/security-credentials/"
@@ -80,7 +81,7 @@ struct InstanceMetadataCredentialProvider: CredentialProvider {
         > {
             switch MetadataHTTPClient.request(
                 method: method, host: endpoint.host, port: endpoint.port, path: path, headers: headers,
-                timeoutMilliseconds: Self.timeoutMilliseconds)
+                timeoutMilliseconds: timeoutMilliseconds)
             {
             case .failure(let error):
                 return .failure(CredentialFetchError("instance metadata \(path): \(error.message)"))
@@ -111,7 +112,7 @@ struct InstanceMetadataCredentialProvider: CredentialProvider {
         }
         let response = MetadataHTTPClient.request(
             method: "GET", host: endpoint.host, port: endpoint.port, path: Self.credentialsPath + role,
-            headers: authorized, timeoutMilliseconds: Self.timeoutMilliseconds)
+            headers: authorized, timeoutMilliseconds: timeoutMilliseconds)
         return ContainerCredentialProvider.credentials(from: response, what: "instance metadata role '\(role)'")
     }
 

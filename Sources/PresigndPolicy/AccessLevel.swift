@@ -7,13 +7,15 @@ public enum AccessLevel: String, Sendable, Hashable, CaseIterable {
     /// Those, plus object writes, deletes, copies into the bucket and multipart uploads.
     case readWrite = "read-write"
 
-    public static let readActions: Set<String> = [
+    /// Lists, not sets: a request looks its one action up, and comparing a few strings (the most frequent first)
+    /// costs less than hashing one.
+    public static let readActions: [String] = [
         "s3:GetObject", "s3:GetObjectVersion", "s3:GetObjectTagging", "s3:GetObjectVersionTagging",
         "s3:GetObjectAttributes", "s3:GetObjectVersionAttributes", "s3:ListBucket", "s3:ListBucketVersions",
         "s3:ListBucketMultipartUploads", "s3:ListMultipartUploadParts", "s3:GetBucketLocation",
     ]
 
-    public static let writeActions: Set<String> = [
+    public static let writeActions: [String] = [
         "s3:PutObject", "s3:DeleteObject", "s3:DeleteObjectVersion", "s3:AbortMultipartUpload",
         "s3:PutObjectTagging", "s3:PutObjectVersionTagging", "s3:DeleteObjectTagging",
         "s3:DeleteObjectVersionTagging",

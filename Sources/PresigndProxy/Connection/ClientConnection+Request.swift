@@ -103,8 +103,7 @@ extension ClientConnection {
         let hasBody = decoder.framing != .none
         let isHTTP10 = head.version.minor == 0
         let keepAlive = decoder.isKeepAlive && !worker.isDraining
-        request = RequestSummary(
-            method: head.method, logPath: RequestRewriter.resource(of: head.target), isHTTP10: isHTTP10)
+        request = RequestSummary(method: head.method, target: head.target, isHTTP10: isHTTP10)
         var start = RequestStart(
             route: .stream, hasBody: hasBody, expectsContinue: decoder.expectsContinue, keepAlive: keepAlive,
             isHTTP10: isHTTP10)

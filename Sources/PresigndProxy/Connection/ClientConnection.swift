@@ -349,9 +349,23 @@ enum EventDispatch {
 /// What local answers need of the request being handled.
 struct RequestSummary {
     var method: String
-    /// The path without the query string (access log, `<Resource>` of an S3 error).
-    var logPath: String
+    /// The request target as sent; its path is worked out only when a local answer needs it (most requests get
+    /// their path from the rewriter's plan instead).
+    var target: String
     var isHTTP10: Bool
+    private var resolvedPath: String?
 
-    static let none = RequestSummary(method: "GET", logPath: "", isHTTP10: false)
+    init(method: String, target: String, isHTTP10: Bool) {
+        self.method = method
+        self.target = target
+        self.isHTTP10 = isHTTP10
+    }
+
+    /// The path without the query string (access log, `<Resource>` of an S3 error).
+    var logPath: String {
+        get { resolvedPath ?? RequestRewriter.resource(of: target) }
+        set { resolvedPath = newValue }
+    }
+
+    static let none = RequestSummary(method: "GET", target: "", isHTTP10: false)
 }

@@ -8,6 +8,7 @@ enum MetricsText {
         var requests: [WorkerMetrics.RequestKey: Int] = [:]
         var upstreams: [String: WorkerMetrics.UpstreamCounters] = [:]
         var total = WorkerMetrics.Counters()
+        var principals: [String: Int] = [:]
         for counters in workers {
             for (key, value) in counters.requests { requests[key, default: 0] += value }
             for (name, value) in counters.upstreams { upstreams[name, default: .init()].add(value) }
@@ -20,7 +21,7 @@ enum MetricsText {
             total.signingFailures += counters.signingFailures
             for (code, value) in counters.denials { total.denials[code, default: 0] += value }
             for (key, value) in counters.policyDenials { total.policyDenials[key, default: 0] += value }
-            for (label, value) in counters.principals { total.principals[label, default: 0] += value }
+            for (label, value) in counters.principals { principals[label, default: 0] += value }
         }
         var out = ""
         out += header("presignd_requests", "Requests by bucket, method and status class.", type: "counter")
@@ -51,7 +52,7 @@ enum MetricsText {
         }
         out += "# HELP presignd_principal_requests_total Requests by principal: unix, tcp, unknown or token:NAME.\n"
         out += "# TYPE presignd_principal_requests_total counter\n"
-        for (principal, value) in total.principals.sorted(by: { $0.key < $1.key }) {
+        for (principal, value) in principals.sorted(by: { $0.key < $1.key }) {
             out += "presignd_principal_requests_total{principal=\(label(principal))} \(value)\n"
         }
         out += header(

@@ -78,7 +78,8 @@ final class WorkerMetrics: Sendable {
         /// Policy denials by operation and reason (issue 19 §7): both labels come from closed sets.
         var policyDenials: [PolicyDenialKey: Int] = [:]
         /// Requests by principal label (`unix`, `tcp`, `unknown`, `token:NAME`): bounded by the configuration.
-        var principals: [String: Int] = [:]
+        var principalCounter = SlotCounter<String>()
+        var principals: [String: Int] { principalCounter.totals }
 
         // Presigned links (issue 7): 307 redirects served, by bucket.
         var redirects: [String: Int] = [:]
@@ -96,34 +97,9 @@ final class WorkerMetrics: Sendable {
             return result
         }
 
-        /// Request counts in slots; the last key's slot is remembered: consecutive requests mostly
-        /// share bucket, method and status class, and comparing them costs less than hashing them.
-        var requestKeys: [RequestKey] = []
-        var requestCounts: [Int] = []
-        var requestSlots: [RequestKey: Int] = [:]
-        var lastRequestSlot: Int?
-
-        var requests: [RequestKey: Int] {
-            Dictionary(zip(requestKeys, requestCounts), uniquingKeysWith: +)
-        }
-
-        mutating func countRequest(_ key: RequestKey) {
-            if let slot = lastRequestSlot, requestKeys[slot] == key {
-                requestCounts[slot] += 1
-                return
-            }
-            let slot: Int
-            if let known = requestSlots[key] {
-                slot = known
-            } else {
-                slot = requestKeys.count
-                requestKeys.append(key)
-                requestCounts.append(0)
-                requestSlots[key] = slot
-            }
-            requestCounts[slot] += 1
-            lastRequestSlot = slot
-        }
+        /// Request counts by bucket, method and status class.
+        var requestCounter = SlotCounter<RequestKey>()
+        var requests: [RequestKey: Int] { requestCounter.totals }
 
         mutating func slot(named name: String) -> Int {
             if let slot = upstreamNames.firstIndex(of: name) { return slot }
@@ -176,10 +152,6 @@ final class WorkerMetrics: Sendable {
         counters.withLock { $0.policyDenials[PolicyDenialKey(operation: operation, reason: reason), default: 0] += 1 }
     }
 
-    func principalRequest(_ label: String) {
-        counters.withLock { $0.principals[label, default: 0] += 1 }
-    }
-
     struct PolicyDenialKey: Hashable, Sendable {
         var operation: String
         var reason: String
@@ -210,14 +182,15 @@ final class WorkerMetrics: Sendable {
     /// A request ended. `wasInFlight` is false for requests answered locally before an exchange began.
     func requestEnded(
         bucket: String, method: String, status: Int, bytesIn: Int, bytesOut: Int, durationMicros: Int,
-        wasInFlight: Bool = true, upstreamSlot: Int? = nil, upstreamLatencyMicros: Int? = nil,
+        principal: String, wasInFlight: Bool = true, upstreamSlot: Int? = nil, upstreamLatencyMicros: Int? = nil,
         reusedConnections: Int = 0
     ) {
         let statusClass = status >= 100 && status < 600 ? Self.statusClasses[status / 100 - 1] : "none"
         let key = RequestKey(bucket: bucket, method: Self.methodLabel(method), statusClass: statusClass)
         counters.withLock {
             if wasInFlight { $0.endedInFlight += 1 }
-            $0.countRequest(key)
+            $0.requestCounter.count(key)
+            $0.principalCounter.count(principal)
             $0.bytesIn += bytesIn
             $0.bytesOut += bytesOut
             $0.duration.observe(durationMicros)

@@ -37,7 +37,15 @@ final class UpstreamConnection: StreamDelegate {
     }
 
     let upstreamIndex: Int
-    private var state: State
+    private var state: State {
+        didSet { (input, output) = buffers(of: state) }
+    }
+    /// What arrived from the upstream and is not consumed yet (an always-empty buffer until open).
+    private(set) var input: IOBuffer
+    /// What waits to go to the upstream (while connecting, the head and first body bytes wait in `pending`).
+    /// Both are kept beside `state` as plain values (an `IOBuffer` is a pointer): reading them, several times a
+    /// request, costs no reference counting, where taking the stream out of `state` retains and releases it.
+    private(set) var output: IOBuffer
     private let loop: EventLoop
     private let target: UpstreamTarget
     /// Kept alive here: the SSL's ex_data points at it unretained.
@@ -75,6 +83,8 @@ final class UpstreamConnection: StreamDelegate {
         } catch {
             throw .internalError("\(error)")
         }
+        input = noInput.buffer
+        output = pending.buffer
         state = .closed
         let connector: Connector
         do {
@@ -99,18 +109,11 @@ final class UpstreamConnection: StreamDelegate {
         return false
     }
 
-    /// What arrived from the upstream and is not consumed yet.
-    var input: IOBuffer {
-        if case .open(let stream) = state { return stream.input }
-        return noInput.buffer
-    }
-
-    /// What waits to go to the upstream.
-    var output: IOBuffer {
+    private func buffers(of state: State) -> (input: IOBuffer, output: IOBuffer) {
         switch state {
-        case .open(let stream): stream.output
-        case .handshaking(let stream): stream.output
-        case .connecting, .closed: pending.buffer
+        case .open(let stream): (stream.input, stream.output)
+        case .handshaking(let stream): (noInput.buffer, stream.output)
+        case .connecting, .closed: (noInput.buffer, pending.buffer)
         }
     }
 

@@ -14,10 +14,10 @@ extension Worker {
         recycleSignedHeadBuffer(&head)
         let ops = exchange.ops
         let duration = max(0, nowMicroseconds() - ops.startedAtMicros)
-        metrics.principalRequest(ops.principalLabel)
         metrics.requestEnded(
             bucket: exchange.bucket, method: exchange.method, status: exchange.responseStatus,
             bytesIn: exchange.requestBodyBytes, bytesOut: exchange.responseBodyBytes, durationMicros: duration,
+            principal: ops.principalLabel,
             upstreamSlot: ops.upstreamSlot, upstreamLatencyMicros: ops.upstreamLatencyMicros,
             reusedConnections: ops.reusedConnections)
         logAccess(
@@ -41,10 +41,9 @@ extension Worker {
         errorCode: String?, denial: (operation: String, rule: String)? = nil, principal: String? = nil,
         principalLabel: String = "unknown"
     ) {
-        metrics.principalRequest(principalLabel)
         metrics.requestEnded(
             bucket: "-", method: method, status: status, bytesIn: 0, bytesOut: bytesOut, durationMicros: 0,
-            wasInFlight: false)
+            principal: principalLabel, wasInFlight: false)
         logAccess(
             AccessLogEntry(
                 requestID: requestID, client: client.host, bucket: nil, method: method, path: path, status: status,

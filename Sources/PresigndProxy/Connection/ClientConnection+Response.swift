@@ -164,6 +164,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
                 exchange.responseStatus = head.status
                 if holdsAnswer(head, exchange) {
                     exchange.retry.held = HeldAnswer(head: head)
+                    handle(.answerHeld(now: worker.nowMicroseconds() / 1000))
                     continue
                 }
                 worker.observeUpstreamDate(head, upstream: exchange.upstreamIndex, settings: settings, always: false)

@@ -241,5 +241,6 @@ extension ClientConnection: UpstreamConnectionDelegate {
             HTTPEncoder.append("\r\n", into: &bytes)
             write(bytes)
         }
+        writeHeldBody(exchange)
     }
 }

@@ -184,18 +184,26 @@ extension ClientConnection {
         _ held: HeldAnswer, _ exchange: Exchange, code: String?, ended: Bool, upstreamReusable: Bool
     ) {
         if held.head.status < 300, let code { exchange.ops.errorCode = code }
+        // Written right after the head (`writeHeldBody`): passed on from an action (`passOnHeldAnswer`), the head's
+        // event waits in the connection's queue until that action is done.
+        exchange.retry.heldBody = held.body
         answerArrived(held.head, exchange, code: code)
-        if !held.body.isEmpty {
-            exchange.responseBodyBytes += held.body.count
-            if machine.responseFraming == .rechunked {
-                writeChunkHeader(size: held.body.count)
-                write(held.body)
-                write("\r\n")
-            } else {
-                write(held.body)
-            }
-        }
         if ended { handle(.responseEnded(upstreamReusable: upstreamReusable)) }
+    }
+
+    /// What was read of a held answer's body, once its head is written.
+    func writeHeldBody(_ exchange: Exchange) {
+        guard let body = exchange.retry.heldBody else { return }
+        exchange.retry.heldBody = nil
+        guard !body.isEmpty else { return }
+        exchange.responseBodyBytes += body.count
+        if machine.responseFraming == .rechunked {
+            writeChunkHeader(size: body.count)
+            write(body)
+            write("\r\n")
+        } else {
+            write(body)
+        }
     }
 
     /// A final answer goes to the client: the retry budget hears how the request went, the machine gets the head.

@@ -19,6 +19,8 @@ struct ExchangeRetryState {
     var checksSuccessBody = false
     /// An answer being read whole before the policy decides to retry it or pass it on.
     var held: HeldAnswer?
+    /// The body read of an answer passed on after all, until its head is written.
+    var heldBody: [UInt8]?
 }
 
 /// An upstream answer read whole (up to `limit`) before anything of it goes to the client: an error status (its

@@ -28,6 +28,12 @@ extension ClientConnection {
             }
             bytes = exchange.requestBodyBytes
         case .response:
+            // Nothing waits for the client: the upstream is the slow side (S3's whitespace while a copy runs), which
+            // `body_idle_timeout` judges. The rate is for clients that do not read what they asked for.
+            guard output.count > 0 else {
+                exchange.rateMeter.restart()
+                return
+            }
             bytes = exchange.responseBodyBytes
         }
         let limits = settings.limits

@@ -96,7 +96,8 @@ import Testing
 
     @Test func readsTheCodeAfterS3sWhitespacePadding() {
         let padded = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + String(repeating: " \n", count: 40)
-        #expect(Self.code(padded + "<Error><Code>InternalError</Code><Message>retry</Message></Error>") == "InternalError")
+        #expect(
+            Self.code(padded + "<Error><Code>InternalError</Code><Message>retry</Message></Error>") == "InternalError")
         #expect(Self.code("   \n<Error><Code>SlowDown</Code><RequestId>1</RequestId></Error>\n") == "SlowDown")
     }
 

@@ -22,7 +22,8 @@ import Testing
         (.answered(status: 429, code: nil), .throttled), (.answered(status: 503, code: "SlowDown"), .slowDown),
         (.answered(status: 500, code: "InternalError"), .internalError),
         (.answered(status: 200, code: "InternalError"), .internalError),
-        (.answered(status: 200, code: "SlowDown"), .slowDown), (.answered(status: 200, code: "ServiceUnavailable"), .serverError),
+        (.answered(status: 200, code: "SlowDown"), .slowDown),
+        (.answered(status: 200, code: "ServiceUnavailable"), .serverError),
     ])
     func retriesTheOutcomesTheIssueNames(outcome: AttemptOutcome, reason: RetryReason) {
         var budget = RetryBudget(retries: 10)

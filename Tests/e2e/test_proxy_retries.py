@@ -219,6 +219,13 @@ def _start_multipart(daemon: Presignd, key: str) -> tuple[str, bytes]:
     return upload_id, complete
 
 
+def _put_source(daemon: Presignd) -> None:
+    """Stores /b/src (b"source bytes") through presignd: the source of the CopyObject tests."""
+    put = curl("-X", "PUT", "-H", "Content-Type: application/octet-stream", "--data-binary", "source bytes",
+               f"{daemon.endpoint}/b/src")
+    assert put.status == 200, put.body
+
+
 def _complete(daemon: Presignd, key: str, upload_id: str, body: bytes):
     return curl("-X", "POST", "-H", "Content-Type: application/xml", "--data-binary", "@-",
                 f"{daemon.endpoint}/b/{key}?uploadId={upload_id}", input=body)
@@ -249,8 +256,7 @@ def test_complete_multipart_upload_answered_200_with_internal_error_is_retried(s
 
 def test_copy_object_answered_200_with_internal_error_is_retried(started):
     recorder, daemon = started("copy200")
-    assert curl("-X", "PUT", "-H", "Content-Type: application/octet-stream", "--data-binary", "source bytes",
-                f"{daemon.endpoint}/b/src").status == 200
+    _put_source(daemon)
     recorder.script = [(200, {"Content-Type": "application/xml"}, XML_DECLARATION + INTERNAL_ERROR)]
     copied = curl("-X", "PUT", "-H", "x-amz-copy-source: /b/src", f"{daemon.endpoint}/b/dst")
     assert copied.status == 200, copied.body
@@ -282,8 +288,7 @@ def test_a_200_with_internal_error_goes_to_the_client_once_the_budget_is_spent(s
     recorder, daemon = started(
         "budget200", upstream_extra={"retry_base_delay": "1ms", "retry_max_delay": "10ms"},
         server_extra={"retry_budget": 1})
-    assert curl("-X", "PUT", "-H", "Content-Type: application/octet-stream", "--data-binary", "source bytes",
-                f"{daemon.endpoint}/b/src").status == 200
+    _put_source(daemon)
     failing = XML_DECLARATION + INTERNAL_ERROR
     recorder.fail_all = (200, {"Content-Type": "application/xml"}, failing)
     copied = curl("-X", "PUT", "-H", "x-amz-copy-source: /b/src", f"{daemon.endpoint}/b/dst")
@@ -305,8 +310,7 @@ def test_a_200_padded_past_the_hold_limit_reaches_the_client_before_its_end(star
     from urllib.parse import urlparse
 
     recorder, daemon = started("longcopy")
-    assert curl("-X", "PUT", "-H", "Content-Type: application/octet-stream", "--data-binary", "source bytes",
-                f"{daemon.endpoint}/b/src").status == 200
+    _put_source(daemon)
     # A copy that works for 15 s: longer than presignd holds an answer (10 s), so the client must hear from it
     # before the end (its SDK would time a silent read out), and the late <Error> is the client's to read.
     answer = _padded_200(INTERNAL_ERROR, padding_seconds=15)

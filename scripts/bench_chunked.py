@@ -30,15 +30,8 @@ from botocore.httpchecksum import AwsChunkedWrapper, Crc32Checksum  # noqa: E402
 
 import chunked_support as cs  # noqa: E402
 from harness.presignd import Bucket, Presignd, PresigndConfig, Upstream  # noqa: E402
+from harness.procfs import status_kib  # noqa: E402
 from harness.recorder import VerifyingUpstreamRecorder  # noqa: E402
-
-
-def status_kib(pid, field):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    return 0
 
 
 class SpoolWatch:

@@ -87,6 +87,10 @@ import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "e2e"))
+
+from harness.procfs import reset_peak_rss, status_kib  # noqa: E402
+
 SERVER_CPU = "0"
 LOAD_CPU = 1
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -125,26 +129,6 @@ def cpu_ticks(pids, user_only=False):
             fields = f.read().rsplit(")", 1)[1].split()
         total += int(fields[11]) + (0 if user_only else int(fields[12]))  # utime, stime (fields 14 and 15)
     return total
-
-
-def status_kib(pids, field):
-    total = 0
-    for pid in pids:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith(field + ":"):
-                    total += int(line.split()[1])
-                    break
-    return total
-
-
-def reset_hwm(pids):
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/clear_refs", "w") as f:
-                f.write("5")  # resets VmHWM to the current RSS (Linux >= 4.0)
-        except OSError:
-            pass
 
 
 def wait_port(port, proc, what):
@@ -716,7 +700,7 @@ def stream_run(bench, name, method, parallel, size):
             results[i] = curl(make(i), max_time)
         except RuntimeError as e:
             results[i] = e
-    reset_hwm(server.pids)
+    reset_peak_rss(server.pids)
     ticks = cpu_ticks(server.pids)
     start = time.time()
     threads = [threading.Thread(target=work, args=(i,)) for i in range(parallel)]

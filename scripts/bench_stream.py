@@ -20,29 +20,15 @@ import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "e2e"))
+
+from harness.procfs import reset_peak_rss, status_kib  # noqa: E402
 
 
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def status_kib(pid, field):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    return 0
-
-
-def reset_hwm(pid):
-    # Writing 5 to clear_refs resets VmHWM to the current RSS (Linux >= 4.0).
-    try:
-        with open(f"/proc/{pid}/clear_refs", "w") as f:
-            f.write("5")
-    except OSError:
-        pass
 
 
 def start_nginx(workdir, data_dir, port):
@@ -178,30 +164,30 @@ def main():
         curl(["-r", "0-1048575", url], 30)
         baseline = status_kib(pid, "VmRSS")
 
-        reset_hwm(pid)
+        reset_peak_rss(pid)
         code, down, _, secs = curl([url], max_time)
         assert code == 200 and down == size, (code, down)
         rows.append(("GET 1x", size / secs / 2**20, status_kib(pid, "VmHWM")))
 
-        reset_hwm(pid)
+        reset_peak_rss(pid)
         res, secs = run_parallel(args.parallel, lambda i: [url], max_time)
         assert all(r[0] == 200 and r[1] == size for r in res), res
         rows.append((f"GET {args.parallel}x", args.parallel * size / secs / 2**20, status_kib(pid, "VmHWM")))
 
-        reset_hwm(pid)
+        reset_peak_rss(pid)
         code, _, up, secs = curl(["-T", obj, f"http://{address}/bench/upload.bin"], max_time)
         assert code in (200, 201, 204) and up == size, (code, up)
         rows.append(("PUT 1x", size / secs / 2**20, status_kib(pid, "VmHWM")))
         remove_uploads(data_dir)
 
-        reset_hwm(pid)
+        reset_peak_rss(pid)
         res, secs = run_parallel(args.parallel, lambda i: ["-T", obj, f"http://{address}/bench/upload{i}.bin"], max_time)
         assert all(r[0] in (200, 201, 204) and r[2] == size for r in res), res
         rows.append((f"PUT {args.parallel}x", args.parallel * size / secs / 2**20, status_kib(pid, "VmHWM")))
         remove_uploads(data_dir)
 
         # Slow reader: RSS must stay flat while the upstream could send far faster.
-        reset_hwm(pid)
+        reset_peak_rss(pid)
         slow = subprocess.Popen(["curl", "-sS", "--limit-rate", "1M", "--max-time", str(args.slow_seconds), "-o", "/dev/null", url],
                                 stderr=subprocess.DEVNULL)
         samples = []

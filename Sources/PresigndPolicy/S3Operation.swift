@@ -89,6 +89,14 @@ public enum S3Operation: String, CaseIterable, Sendable, Hashable {
     /// Operations with a copy source (`x-amz-copy-source`): the source is read with presignd's keys.
     public var copiesFromSource: Bool { self == .copyObject || self == .uploadPartCopy }
 
+    /// Operations S3 may answer `200 OK` and then fail in the body: the status goes out before the work is done
+    /// (a copy, the assembly of parts), whitespace keeps the connection alive meanwhile, and the outcome is the
+    /// body's root element, `<Error>` or the result (S3 API reference: CompleteMultipartUpload, CopyObject,
+    /// UploadPartCopy).
+    public var mayFailAfterSuccessStatus: Bool {
+        self == .completeMultipartUpload || self == .copyObject || self == .uploadPartCopy
+    }
+
     /// The method `allowed_methods` judges the operation by: its HTTP method, except that DeleteObjects
     /// (`POST ?delete`) deletes and counts as DELETE (issue 19: `allowed_methods` without DELETE must stop it).
     public func aliasMethod(httpMethod: String) -> String { self == .deleteObjects ? "DELETE" : httpMethod }

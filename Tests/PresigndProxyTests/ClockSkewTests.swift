@@ -55,12 +55,4 @@ import Testing
         #expect(head.firstValue(ofLowercasedField: "etag") == nil)
         #expect(head.firstValue(ofLowercasedField: "content") == nil)
     }
-
-    @Test func readsTheCodeOfAnS3ErrorBody() {
-        var held = HeldAnswer(head: ResponseHead(status: 503))
-        held.body = Array("<?xml version=\"1.0\"?><Error><Code>SlowDown</Code><Message>x</Message></Error>".utf8)
-        #expect(held.s3ErrorCode == "SlowDown")
-        held.body = Array("<html>busy</html>".utf8)
-        #expect(held.s3ErrorCode == nil)
-    }
 }

@@ -22,6 +22,8 @@ import Testing
         (.answered(status: 429, code: nil), .throttled), (.answered(status: 503, code: "SlowDown"), .slowDown),
         (.answered(status: 500, code: "InternalError"), .internalError),
         (.answered(status: 200, code: "InternalError"), .internalError),
+        (.answered(status: 200, code: "SlowDown"), .slowDown),
+        (.answered(status: 200, code: "ServiceUnavailable"), .serverError),
     ])
     func retriesTheOutcomesTheIssueNames(outcome: AttemptOutcome, reason: RetryReason) {
         var budget = RetryBudget(retries: 10)
@@ -36,6 +38,13 @@ import Testing
     func passesOtherAnswersOn(status: Int) {
         var budget = RetryBudget(retries: 10)
         #expect(Self.decide(.answered(status: status, code: nil), budget: &budget) == .giveUp(nil))
+        #expect(budget.tokens == budget.capacity)
+    }
+
+    @Test(arguments: [nil, "NoSuchUpload", "AccessDenied", "InvalidPart", "NoSuchKey"])
+    func passesASuccessStatusWithAFinalErrorCodeOn(code: String?) {
+        var budget = RetryBudget(retries: 10)
+        #expect(Self.decide(.answered(status: 200, code: code), budget: &budget) == .giveUp(nil))
         #expect(budget.tokens == budget.capacity)
     }
 

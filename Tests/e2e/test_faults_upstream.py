@@ -18,7 +18,8 @@ import pytest
 from harness.faulty_upstream import FaultyUpstream
 from harness.net import free_port, wait_until
 from harness.presignd import Bucket, Presignd, PresigndConfig, Upstream
-from harness.rawhttp import ConnectionClosed, RawConnection, process_fds, process_rss_kib
+from harness.procfs import process_fds, status_kib
+from harness.rawhttp import ConnectionClosed, RawConnection
 from harness.s3xml import parse_error
 
 from conftest import require_presignd_binary
@@ -358,7 +359,7 @@ def test_fault_loop_leaks_nothing(fault_daemon, faulty, kind):
         fds_after = _settled_fds(pid, fds_before)
         assert fds_after <= fds_before, f"{kind}: {fds_after - fds_before} descriptors leaked"
         heap.append(_heap_in_use(fault_daemon))
-    print(f"{kind}: live heap {heap} bytes, RSS {process_rss_kib(pid)} KiB")
+    print(f"{kind}: live heap {heap} bytes, RSS {status_kib(pid, 'VmRSS')} KiB")
     if os.environ.get("PRESIGND_SKIP_HEAP_CHECK") != "1":
         growth = max(heap[1] - heap[0], heap[2] - heap[1])
         assert growth <= 1024 * (LOOPS // 2), f"{kind}: live heap grew {growth} bytes in {LOOPS // 2} repetitions: {heap}"

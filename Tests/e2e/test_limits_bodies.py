@@ -1,7 +1,7 @@
 """Limits on bodies (issue 20), against the real daemon and a recording upstream.
 
 - `min_body_rate`: a request body trickling below the rate is cut with 408, and the upstream sees an incomplete
-  body.
+  body; a response the client does not read is cut, one the upstream sends slowly (S3's whitespace) is not.
 - Spool space on a small tmpfs (root only; skipped where `mount` is not permitted): uploads beyond
   `max_spool_total` get 503 SlowDown with Retry-After (a length-less upload reserves space as its bytes arrive); an
   upload that meets ENOSPC gets 507 InsufficientStorage and nothing reaches the upstream; the spool directory is
@@ -103,6 +103,25 @@ def test_a_body_trickling_below_min_body_rate_is_cut_with_408_and_the_upstream_s
         assert recorded, "the upstream never saw the request"
         assert len(recorded[0].body) < declared, "the upstream got a complete body"
         assert metric(_metrics(daemon), "presignd_slow_body_aborts_total") == 1
+    finally:
+        _stop(daemon)
+
+
+def test_a_response_slow_because_the_upstream_is_slow_is_not_cut(recorder, tmp_path):
+    # S3 keeps a slow copy's 200 alive with a space now and then: far below any rate, and the client reads all of
+    # it at once. min_body_rate is about clients that do not read; a slow upstream is body_idle_timeout's.
+    daemon = Presignd(require_presignd_binary(),
+                      _config(recorder, **{"limits.min_body_rate": "1KiB/s", "limits.body_rate_window": "1s"}),
+                      str(tmp_path / "d")).start()
+    try:
+        pieces = [(0.0, b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")] + [(0.25, b" ")] * 14 + [
+            (0.0, b"<ListBucketResult><Name>body-bucket</Name></ListBucketResult>")]
+        recorder.script = [(200, {"Content-Type": "application/xml"}, pieces)]
+        with _connect(daemon, timeout=30) as conn:
+            response = conn.request("GET", f"/{BUCKET}/")
+        assert response.status == 200
+        assert response.body == b"".join(piece for _, piece in pieces)
+        assert metric(_metrics(daemon), "presignd_slow_body_aborts_total") == 0
     finally:
         _stop(daemon)
 

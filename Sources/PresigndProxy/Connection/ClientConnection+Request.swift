@@ -163,6 +163,7 @@ extension ClientConnection {
         }
         self.exchange = exchange
         exchange.ops.operation = plan.verdict.operation.rawValue
+        exchange.retry.checksSuccessBody = plan.verdict.operation.mayFailAfterSuccessStatus
         if let token = plan.verdict.token {
             exchange.ops.principal = "token:" + token
             exchange.ops.principalLabel = "token:" + token

@@ -164,6 +164,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
                 exchange.responseStatus = head.status
                 if holdsAnswer(head, exchange) {
                     exchange.retry.held = HeldAnswer(head: head)
+                    handle(.answerHeld(now: worker.nowMicroseconds() / 1000))
                     continue
                 }
                 worker.observeUpstreamDate(head, upstream: exchange.upstreamIndex, settings: settings, always: false)
@@ -240,5 +241,6 @@ extension ClientConnection: UpstreamConnectionDelegate {
             HTTPEncoder.append("\r\n", into: &bytes)
             write(bytes)
         }
+        writeHeldBody(exchange)
     }
 }

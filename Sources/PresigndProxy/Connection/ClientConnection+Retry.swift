@@ -111,13 +111,15 @@ extension ClientConnection {
 
     // MARK: Held answers
 
-    /// Whether a response head waits, with its body, for the policy (an error that may be retried: 429, 5xx, or a
-    /// 400/403 that may be a clock-skew rejection) instead of going to the client at once.
+    /// Whether a response head waits, with its body, for the policy instead of going to the client at once: an
+    /// error that may be retried (429, 5xx, or a 400/403 that may be a clock-skew rejection), or the 200 of an
+    /// operation S3 may still fail in its body (`<Error>` after the head, issue 21 §3).
     func holdsAnswer(_ head: ResponseHead, _ exchange: Exchange) -> Bool {
         let status = head.status
         let retryable = AttemptOutcome.answered(status: status, code: nil).retryReason != nil
         let skewCandidate = (status == 400 || status == 403) && !exchange.retry.correctedClock
-        guard retryable || skewCandidate else { return false }
+        let successToCheck = status == 200 && exchange.retry.checksSuccessBody
+        guard retryable || skewCandidate || successToCheck else { return false }
         guard retryableRequest(exchange) != .bodySent else {
             // Never sent again: the client's SDK retries it (issue 21 §3).
             if retryable { worker.metrics.retryRefused(slot: retrySlot(exchange), .bodySent) }
@@ -132,7 +134,7 @@ extension ClientConnection {
         guard let held = exchange.retry.held else { return false }
         guard held.body.count + count <= HeldAnswer.limit else {
             exchange.retry.held = nil
-            passOn(held, exchange, ended: false, upstreamReusable: false)
+            passOn(held, exchange, code: nil, ended: false, upstreamReusable: false)
             return false
         }
         exchange.retry.held?.body.append(contentsOf: input.copyOut(count))
@@ -165,28 +167,48 @@ extension ClientConnection {
             startRetry(exchange, after: delay, reason: reason, reusable: reusable)
             return
         }
-        passOn(held, exchange, ended: true, upstreamReusable: reusable)
+        passOn(held, exchange, code: code, ended: true, upstreamReusable: reusable)
     }
 
-    /// Sends a held answer to the client after all: its head, what was read of its body, and its end.
-    private func passOn(_ held: HeldAnswer, _ exchange: Exchange, ended: Bool, upstreamReusable: Bool) {
-        answerArrived(held.head, exchange)
-        if !held.body.isEmpty {
-            exchange.responseBodyBytes += held.body.count
-            if machine.responseFraming == .rechunked {
-                writeChunkHeader(size: held.body.count)
-                write(held.body)
-                write("\r\n")
-            } else {
-                write(held.body)
-            }
-        }
+    /// A held answer outlasted `HeldAnswer.maxHoldMilliseconds` (the machine's `passOnHeldAnswer`): what came of
+    /// it goes to the client now and the rest streams as it arrives, never to be retried.
+    func passOnHeldAnswer() {
+        guard let exchange, let held = exchange.retry.held else { return }
+        exchange.retry.held = nil
+        passOn(held, exchange, code: nil, ended: false, upstreamReusable: false)
+    }
+
+    /// Sends a held answer to the client after all: its head, what was read of its body, and its end. `code`: the
+    /// S3 error code of its whole body, when it has one (a 200 carrying `<Error>` is a failure, not a success).
+    private func passOn(
+        _ held: HeldAnswer, _ exchange: Exchange, code: String?, ended: Bool, upstreamReusable: Bool
+    ) {
+        if held.head.status < 300, let code { exchange.ops.errorCode = code }
+        // Written right after the head (`writeHeldBody`): passed on from an action (`passOnHeldAnswer`), the head's
+        // event waits in the connection's queue until that action is done.
+        exchange.retry.heldBody = held.body
+        answerArrived(held.head, exchange, code: code)
         if ended { handle(.responseEnded(upstreamReusable: upstreamReusable)) }
     }
 
+    /// What was read of a held answer's body, once its head is written.
+    func writeHeldBody(_ exchange: Exchange) {
+        guard let body = exchange.retry.heldBody else { return }
+        exchange.retry.heldBody = nil
+        guard !body.isEmpty else { return }
+        exchange.responseBodyBytes += body.count
+        if machine.responseFraming == .rechunked {
+            writeChunkHeader(size: body.count)
+            write(body)
+            write("\r\n")
+        } else {
+            write(body)
+        }
+    }
+
     /// A final answer goes to the client: the retry budget hears how the request went, the machine gets the head.
-    func answerArrived(_ head: ResponseHead, _ exchange: Exchange) {
-        if AttemptOutcome.answered(status: head.status, code: nil).retryReason == nil {
+    func answerArrived(_ head: ResponseHead, _ exchange: Exchange, code: String? = nil) {
+        if AttemptOutcome.answered(status: head.status, code: code).retryReason == nil {
             worker.retryBudget.succeeded(afterRetries: max(0, exchange.ops.attempts - 1))
         }
         exchange.responseHead = head

@@ -1,12 +1,17 @@
 /// Slow peers (issue 20): the head's absolute deadline and `min_body_rate`, checked by the worker's sweep
 /// (`Worker.sweepSlowPeers`) rather than by a timer per connection.
 extension ClientConnection {
-    /// One sample at `now` (milliseconds): a head past its deadline or a body below the rate becomes an event.
+    /// One sample at `now` (milliseconds): a head past its deadline, an answer held too long or a body below the
+    /// rate becomes an event.
     func checkSlowPeer(now: Int) {
         if case .readingHead = machine.state {
             handle(.tick(now: now))
             settle()
             return
+        }
+        if machine.holdsAnswer {
+            handle(.tick(now: now))
+            settle()
         }
         guard let exchange else { return }
         guard let measured = machine.measuredBody else {
@@ -23,6 +28,12 @@ extension ClientConnection {
             }
             bytes = exchange.requestBodyBytes
         case .response:
+            // Nothing waits for the client: the upstream is the slow side (S3's whitespace while a copy runs), which
+            // `body_idle_timeout` judges. The rate is for clients that do not read what they asked for.
+            guard output.count > 0 else {
+                exchange.rateMeter.restart()
+                return
+            }
             bytes = exchange.responseBodyBytes
         }
         let limits = settings.limits

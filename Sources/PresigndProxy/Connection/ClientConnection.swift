@@ -154,6 +154,8 @@ final class ClientConnection: StreamDelegate {
             writeResponseHead(framing: framing, closing: closing)
         case .finishResponseBody:
             write("0\r\n\r\n")
+        case .passOnHeldAnswer:
+            passOnHeldAnswer()
         case .releaseUpstream(let reusable):
             releaseUpstream(reusable: reusable)
         case .answer(let answer, let closing):

@@ -17,6 +17,9 @@ enum ConnectionEvent: Equatable {
     /// The upstream connection failed or sent something invalid. `retryable`: no byte of a response arrived
     /// on a reused pooled connection and the request may be sent again.
     indirect case upstreamFailed(ProxyError, retryable: Bool)
+    /// The upstream's final head arrived and is held with its body (`HeldAnswer`) until the policy has judged it
+    /// (`now`: milliseconds).
+    case answerHeld(now: Int)
     /// The retry policy sends the request again after this many milliseconds: the attempt failed or was answered
     /// with an error nothing of which went to the client. `upstreamReusable`: the answer was read whole and the
     /// connection may be pooled.
@@ -125,6 +128,8 @@ enum ConnectionAction: Equatable {
     case writeResponseHead(ClientBodyFraming, closing: Bool)
     /// The last chunk of a re-chunked body.
     case finishResponseBody
+    /// A held answer took too long: its head and what arrived of its body go to the client now, the rest streams.
+    case passOnHeldAnswer
     case releaseUpstream(reusable: Bool)
     /// Writes a local answer; it ends the exchange's accounting when there is one.
     indirect case answer(LocalAnswer, closing: Bool)

@@ -42,6 +42,11 @@ enum ResponseProgress: Equatable {
     case awaitingSpool
     /// The signed head is on its way to the upstream (connecting, sent, or waiting for the first byte).
     case awaitingUpstream
+    /// The upstream's answer is read whole before anything of it goes to the client, since `since`
+    /// (milliseconds): an error the retry policy may retry, or the `200 OK` of an operation S3 may still fail in
+    /// the body (`HeldAnswer`). It ends in a retry, in `streaming` (passed on), or, still incomplete
+    /// `HeldAnswer.maxHoldMilliseconds` after `since`, passed on as far as it came (`tick`).
+    case holding(since: Int)
     /// An attempt failed before anything of it reached the client; the next one starts when the backoff timer
     /// fires (issue 21 §3). No upstream connection meanwhile.
     case backingOff

@@ -4,9 +4,12 @@ struct ConnectionStateMachine {
     private(set) var state = ConnectionState.idle
     /// A head that is still incomplete this long after its first byte is answered 408 (slowloris guard).
     var headerTimeoutMilliseconds: Int
+    /// A held answer still incomplete this long after its head is passed on as far as it came (`HeldAnswer`).
+    var maxHoldMilliseconds: Int
 
-    init(headerTimeoutMilliseconds: Int) {
+    init(headerTimeoutMilliseconds: Int, maxHoldMilliseconds: Int = HeldAnswer.maxHoldMilliseconds) {
         self.headerTimeoutMilliseconds = headerTimeoutMilliseconds
+        self.maxHoldMilliseconds = maxHoldMilliseconds
     }
 
     /// Moves `state` for `event` and appends what the driver must do, in order, to `actions` (the driver keeps one
@@ -17,6 +20,7 @@ struct ConnectionStateMachine {
         case .requestHead(let start): requestHead(start, &actions)
         case .requestBodyEnded: requestBodyEnded(&actions)
         case .responseHead(let start): responseHead(start, &actions)
+        case .answerHeld(let now): answerHeld(now: now)
         case .responseEnded(let reusable): responseEnded(upstreamReusable: reusable, &actions)
         case .upstreamFailed(let error, let retryable): upstreamFailed(error, retryable: retryable, &actions)
         case .retryUpstream(let delay, let reusable): retryUpstream(after: delay, reusable: reusable, &actions)
@@ -75,7 +79,13 @@ struct ConnectionStateMachine {
     /// The exchange in flight uses an upstream connection.
     var usesUpstream: Bool {
         guard case .exchange(let exchange) = state else { return false }
-        return exchange.response == .awaitingUpstream || exchange.response.isStreaming
+        return exchange.response.waitsOnUpstream || exchange.response.isStreaming
+    }
+
+    /// An upstream answer is held back while it is read (`ResponseProgress.holding`).
+    var holdsAnswer: Bool {
+        guard case .exchange(let exchange) = state, case .holding = exchange.response else { return false }
+        return true
     }
 
     /// The response body streams to the client in this framing.
@@ -143,7 +153,7 @@ struct ConnectionStateMachine {
     }
 
     private mutating func responseHead(_ start: ResponseStart, _ actions: inout [ConnectionAction]) {
-        guard case .exchange(var exchange) = state, exchange.response == .awaitingUpstream else { return }
+        guard case .exchange(var exchange) = state, exchange.response.waitsOnUpstream else { return }
         let framing: ClientBodyFraming
         switch start.framing {
         case _ where start.isBodyless: framing = .passThrough
@@ -169,6 +179,12 @@ struct ConnectionStateMachine {
         actions.append(.closeWhenFlushed)
     }
 
+    private mutating func answerHeld(now: Int) {
+        guard case .exchange(var exchange) = state, exchange.response == .awaitingUpstream else { return }
+        exchange.response = .holding(since: now)
+        state = .exchange(exchange)
+    }
+
     private mutating func upstreamFailed(_ error: ProxyError, retryable: Bool, _ actions: inout [ConnectionAction]) {
         guard case .exchange(var exchange) = state else { return }
         if exchange.response == .awaitingUpstream && retryable && exchange.attempts == 1 {
@@ -183,13 +199,14 @@ struct ConnectionStateMachine {
 
     /// Only before anything of a response went to the client: the machine is the guard of that rule.
     private mutating func retryUpstream(after delay: Int, reusable: Bool, _ actions: inout [ConnectionAction]) {
-        guard case .exchange(var exchange) = state, exchange.response == .awaitingUpstream else { return }
+        guard case .exchange(var exchange) = state, exchange.response.waitsOnUpstream else { return }
         exchange.attempts += 1
         actions.append(.releaseUpstream(reusable: reusable))
         if delay > 0 {
             exchange.response = .backingOff
             actions.append(.scheduleRetry(milliseconds: delay))
         } else {
+            exchange.response = .awaitingUpstream
             actions.append(.connectUpstream(fresh: false))
         }
         state = .exchange(exchange)
@@ -213,9 +230,9 @@ struct ConnectionStateMachine {
             case .complete:
                 state = .closed
                 actions.append(.close)
-            case .awaitingSpool, .awaitingUpstream, .backingOff:
+            case .awaitingSpool, .awaitingUpstream, .holding, .backingOff:
                 // Nothing of a response went out yet: the client gets an S3 error.
-                if exchange.response == .awaitingUpstream { actions.append(.releaseUpstream(reusable: false)) }
+                if exchange.response.waitsOnUpstream { actions.append(.releaseUpstream(reusable: false)) }
                 if exchange.request != .complete || exchange.closeReason != nil {
                     return answerAndClose(.error(error), &actions)
                 }
@@ -283,7 +300,7 @@ struct ConnectionStateMachine {
         if state == .closed { return }
         var ending = ConnectionAction.close
         if case .exchange(let exchange) = state {
-            if exchange.response == .awaitingUpstream || exchange.response.isStreaming {
+            if exchange.response.waitsOnUpstream || exchange.response.isStreaming {
                 actions.append(.releaseUpstream(reusable: false))
             }
             if exchange.response != .complete { actions.append(.endExchange(completed: false)) }
@@ -316,6 +333,14 @@ extension ResponseProgress {
         if case .streaming = self { return true }
         return false
     }
+
+    /// An upstream connection is open and nothing of its answer went to the client: a retry is still possible.
+    var waitsOnUpstream: Bool {
+        switch self {
+        case .awaitingUpstream, .holding: true
+        case .awaitingSpool, .backingOff, .streaming, .complete: false
+        }
+    }
 }
 
 // MARK: Limits at the edge (issue 20)
@@ -330,10 +355,19 @@ extension ConnectionStateMachine {
         return nil
     }
 
-    /// The head deadline counts from the head's first byte, not from the last read.
+    /// The head deadline counts from the head's first byte, not from the last read; a held answer's from its head.
     fileprivate mutating func tick(now: Int, _ actions: inout [ConnectionAction]) {
-        guard case .readingHead(let startedAt) = state, now - startedAt > headerTimeoutMilliseconds else { return }
-        answerAndClose(.error(.requestTimeout), &actions)
+        switch state {
+        case .readingHead(let startedAt) where now - startedAt > headerTimeoutMilliseconds:
+            answerAndClose(.error(.requestTimeout), &actions)
+        case .exchange(let exchange):
+            guard case .holding(let since) = exchange.response, now - since >= maxHoldMilliseconds else { return }
+            // The driver writes the head (`responseHead` follows) and streams the rest: the client hears from it
+            // before its SDK's read timeout, and a late `<Error>` is the SDK's to read.
+            actions.append(.passOnHeldAnswer)
+        default:
+            break
+        }
     }
 
     /// A request body too slow: the upstream request is dropped mid-body (the upstream sees it incomplete and
@@ -341,9 +375,9 @@ extension ConnectionStateMachine {
     fileprivate mutating func bodyTooSlow(_ actions: inout [ConnectionAction]) {
         guard case .exchange(let exchange) = state else { return }
         switch exchange.response {
-        case .awaitingSpool, .awaitingUpstream, .backingOff:
+        case .awaitingSpool, .awaitingUpstream, .holding, .backingOff:
             guard exchange.request != .complete else { return }
-            if exchange.response == .awaitingUpstream { actions.append(.releaseUpstream(reusable: false)) }
+            if exchange.response.waitsOnUpstream { actions.append(.releaseUpstream(reusable: false)) }
             answerAndClose(.error(.bodyTooSlow), &actions)
         case .streaming:
             abort(&actions)

@@ -1,4 +1,5 @@
 import PresigndHTTP1
+import PresigndPolicy
 
 /// What an exchange keeps so that its request can be sent again (issue 21 §3, §4).
 struct ExchangeRetryState {
@@ -13,36 +14,45 @@ struct ExchangeRetryState {
     var sentSpool: UploadSpool?
     /// The one retry after a clock-skew rejection was made.
     var correctedClock = false
-    /// An error answer being read whole before the policy decides to retry it or pass it on.
+    /// The operation may be answered `200 OK` with an `<Error>` body (`S3Operation.mayFailAfterSuccessStatus`):
+    /// its 200 answers are held and read like error answers.
+    var checksSuccessBody = false
+    /// An answer being read whole before the policy decides to retry it or pass it on.
     var held: HeldAnswer?
+    /// The body read of an answer passed on after all, until its head is written.
+    var heldBody: [UInt8]?
 }
 
-/// An upstream's error answer, read whole (up to `limit`) before anything of it goes to the client: its S3 error
-/// code says whether it is worth another attempt (`SlowDown`, `InternalError`, a skewed clock).
+/// An upstream answer read whole (up to `limit`) before anything of it goes to the client: an error status (its
+/// S3 error code says whether it is worth another attempt: `SlowDown`, `InternalError`, a skewed clock), or the
+/// `200 OK` of an operation S3 may still fail in the body (CompleteMultipartUpload, CopyObject, UploadPartCopy).
 struct HeldAnswer {
-    /// Error bodies are small; one larger than this is passed on as it is.
+    /// Error bodies and the XML results of those operations are small; a body larger than this is passed on as it
+    /// is, and the rest of it streams.
     static let limit = 16 * 1024
+    /// The longest an answer is held (milliseconds). S3 keeps a slow copy's connection alive with whitespace after
+    /// its 200 head; held, that padding would not reach the client, whose SDK times a silent read out (30 s in
+    /// the AWS SDK for Java 2, 60 s in botocore). Past this, the head and what came of the body go to the client
+    /// and the rest streams: the client's SDK reads a late `<Error>` itself, as it does without presignd.
+    static let maxHoldMilliseconds = 10_000
 
     var head: ResponseHead
     var body: [UInt8] = []
 
-    /// The `<Code>` of an S3 XML error body, if it has one.
+    /// The `<Code>` of an S3 XML error: a document whose root element is `Error`. Nil for anything else (a
+    /// result, HTML from a load balancer, XML `XMLScanner` refuses).
     var s3ErrorCode: String? {
-        let open = Array("<Code>".utf8)
-        let close = Array("</Code>".utf8)
-        guard let start = Self.find(open, in: body[...]) else { return nil }
-        let valueStart = start + open.count
-        guard let end = Self.find(close, in: body[valueStart...]) else { return nil }
-        return String(decoding: body[valueStart..<end], as: UTF8.self)
+        guard let tokens = try? XMLScanner.tokens(body),
+            case .start(name: "Error", _, _)? = tokens.first(where: \.isStart),
+            let codes = try? XMLScanner.texts(tokens, at: ["Error", "Code"]), codes.count == 1
+        else { return nil }
+        return codes[0]
     }
+}
 
-    private static func find(_ needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Int? {
-        guard haystack.count >= needle.count else { return nil }
-        var index = haystack.startIndex
-        while index + needle.count <= haystack.endIndex {
-            if haystack[index..<(index + needle.count)].elementsEqual(needle) { return index }
-            index += 1
-        }
-        return nil
+extension XMLToken {
+    fileprivate var isStart: Bool {
+        if case .start = self { return true }
+        return false
     }
 }

@@ -19,7 +19,8 @@ struct ExchangeObservation {
     var reusedConnections = 0
     /// Upstream attempts made (issue 21 §3): the first, a fresh connection after a stale pooled one, and retries.
     var attempts = 0
-    /// The S3 error code presignd answered with, or `aborted` when the exchange was cut short.
+    /// The S3 error code presignd answered with, the code of an `<Error>` the upstream sent in a `200 OK`
+    /// (CompleteMultipartUpload, CopyObject), or `aborted` when the exchange was cut short.
     var errorCode: String?
     /// The S3 operation (`PutObject`) the policy classified, for the access log.
     var operation: String?

@@ -74,6 +74,8 @@ enum AttemptOutcome: Equatable, Sendable {
             switch code {
             case "SlowDown": return .slowDown
             case "InternalError": return .internalError
+            // The code of a 503, and what S3 puts in a 200's `<Error>` body when it was busy.
+            case "ServiceUnavailable": return .serverError
             default: break
             }
             switch status {

@@ -31,7 +31,9 @@ extension Worker {
                 upstreamAttempts: ops.attempts > 0 ? ops.attempts : nil))
         if ops.attempts > 1, let slot = ops.upstreamSlot {
             metrics.retriedRequestEnded(
-                slot: slot, succeeded: completed && exchange.responseStatus < 500 && exchange.responseStatus != 429)
+                slot: slot,
+                succeeded: completed && exchange.responseStatus < 500 && exchange.responseStatus != 429
+                    && ops.errorCode == nil)
         }
     }
 

@@ -11,4 +11,5 @@ Modules:
 - clients:   unsigned boto3 client, isolated awscli and curl runners
 - s3xml:     S3 error XML parsing
 - logfmt:    logfmt line parser
+- procfs:    /proc/PID/status memory fields, peak-RSS reset, descriptor counts (tests and scripts/bench_*.py)
 """

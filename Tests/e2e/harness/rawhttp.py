@@ -2,12 +2,11 @@
 
 `RawConnection` keeps one TCP connection and a receive buffer, so a test can send a malformed request, read the
 answer, then send the next request on the same connection and check it is parsed correctly (or that the daemon
-closed). `process_fds` / `process_rss_kib` read a process's open descriptors and resident memory from /proc.
+closed).
 """
 
 from __future__ import annotations
 
-import os
 import socket
 import time
 from dataclasses import dataclass, field
@@ -169,19 +168,3 @@ class RawConnection:
             head += f"Content-Length: {len(body)}\r\n"
         self.send(head.encode() + b"\r\n" + body)
         return self.read_response(method, timeout=timeout)
-
-
-def process_fds(pid: int) -> int:
-    return len(os.listdir(f"/proc/{pid}/fd"))
-
-
-def process_rss_kib(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise AssertionError("no VmRSS in /proc/PID/status")
-
-
-def process_threads(pid: int) -> int:
-    return len(os.listdir(f"/proc/{pid}/task"))

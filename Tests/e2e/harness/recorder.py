@@ -15,7 +15,10 @@ request bodies, for multi-GiB transfers.
 
 Faults (issue 21): `script` is a list of answers `(status, headers, body)` given, in order, to the next requests
 instead of the normal ones (each request is still recorded); `fail_all`, when set, is the answer to every
-request. `clock_offset` makes the recorder's clock run that many seconds ahead of the machine's: signatures are
+request. A fault's body may be a list of `(delay_seconds, bytes)` pieces instead: the answer is then chunked and
+each piece sent after its delay (S3's slow `200 OK` of CompleteMultipartUpload or CopyObject: the head at once,
+whitespace while it works, then the result or an `<Error>`); `sent_pieces` records when each went out.
+`clock_offset` makes the recorder's clock run that many seconds ahead of the machine's: signatures are
 checked against it (a date more than 15 minutes off gets `403 RequestTimeTooSkewed`, as S3 answers) and its
 `Date` response header shows it.
 """
@@ -333,7 +336,10 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if fault is not None:
             status, fault_headers, fault_body = fault
-            self._send(status, fault_body, fault_headers)
+            if isinstance(fault_body, list):
+                self._send_pieces(status, fault_body, fault_headers)
+            else:
+                self._send(status, fault_body, fault_headers)
             return
         self._respond(request, body)
 
@@ -348,6 +354,24 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD" and body:
             self.wfile.write(body)
+
+    def _send_pieces(self, status: int, pieces: list[tuple[float, bytes]], headers: dict[str, str]) -> None:
+        rec = self.server.owner
+        self.send_response(status)
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        try:
+            for delay, piece in pieces:
+                time.sleep(delay)
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                self.wfile.flush()
+                with rec.lock:
+                    rec.sent_pieces.append((time.monotonic(), piece))
+            self.wfile.write(b"0\r\n\r\n")
+        except OSError:  # the peer went away mid-answer
+            self.close_connection = True
 
     def _error(self, status: int, code: str, message: str = "") -> None:
         xml = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>" + code + "</Code><Message>recorder: "
@@ -378,6 +402,17 @@ class _Handler(BaseHTTPRequestHandler):
             if request.method == "PUT" and "uploadId" in query:
                 rec.uploads.setdefault(query["uploadId"][0], {})[int(query["partNumber"][0])] = body
                 self._send(200, b"", {"ETag": '"' + hashlib.md5(body).hexdigest() + '"'})
+            elif request.method == "PUT" and request.header("x-amz-copy-source"):
+                source = "/" + urllib.parse.unquote(request.header("x-amz-copy-source")).split("?")[0].lstrip("/")
+                data = rec.objects.get(source)
+                if data is None:
+                    self._error(404, "NoSuchKey", source)
+                    return
+                rec.store(key, data, request)
+                xml = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<CopyObjectResult><ETag>\""
+                       + hashlib.md5(data).hexdigest() + "\"</ETag><LastModified>2026-12-06T00:00:00.000Z"
+                       "</LastModified></CopyObjectResult>").encode()
+                self._send(200, xml, {"Content-Type": "application/xml"})
             elif request.method == "PUT":
                 rec.store(key, body, request)
                 self._send(200, b"", {"ETag": '"' + hashlib.md5(body).hexdigest() + '"'})
@@ -445,6 +480,8 @@ class VerifyingUpstreamRecorder:
         self.reject_bad_signatures = reject_bad_signatures
         self.script: list[tuple[int, dict[str, str], bytes]] = []
         self.fail_all: tuple[int, dict[str, str], bytes] | None = None
+        # (time.monotonic(), piece) of each piece of a fault sent in pieces.
+        self.sent_pieces: list[tuple[float, bytes]] = []
         self.clock_offset = 0.0
         self.lock = threading.Lock()
         self.requests: list[RecordedRequest] = []

@@ -53,6 +53,7 @@ public enum ConfigLoader {
         let tokens = decodeTokens(reader, configPath: path)
         let buckets = decodeBuckets(
             reader, upstreamNames: upstreamTable?.keys ?? [], tokenNames: Array(tokens.keys), configPath: path)
+        deriveR2Scopes(&upstreams, buckets: buckets, upstreamTable: upstreamTable, diagnostics: diagnostics)
         guard diagnostics.errors.isEmpty else { return .failure(ConfigErrors(errors: diagnostics.errors)) }
         let warnings = diagnostics.warnings.sorted { $0.position < $1.position }
         var configuration = Configuration(

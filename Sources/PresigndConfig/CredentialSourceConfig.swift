@@ -17,6 +17,8 @@ public indirect enum RefreshingCredentialSource: Sendable, Hashable, CustomStrin
     case chain(CredentialChain)
     /// Keys that do not change (the environment or a profile), as the source of an assumed role or a chain.
     case staticKeys(UpstreamCredentials)
+    /// `credential_source = "r2_temporary"`: R2 temporary credentials minted locally from the parent keys.
+    case r2Temporary(R2TemporaryCredentialConfig)
 
     /// The provider's name, for logs, metrics and `check-config` (never a secret).
     public var description: String {
@@ -30,6 +32,7 @@ public indirect enum RefreshingCredentialSource: Sendable, Hashable, CustomStrin
             "web_identity \(config.roleARN) with the token in \(config.tokenFile) via STS \(config.sts)"
         case .chain(let chain): "chain: \(chain.winner) won (\(chain.selected))"
         case .staticKeys(let credentials): credentials.source
+        case .r2Temporary(let config): config.description
         }
     }
 }

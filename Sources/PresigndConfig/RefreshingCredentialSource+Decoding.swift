@@ -2,13 +2,13 @@ import PresigndSigV4
 
 /// Reading `credential_source` and the keys that go with it from an upstream table.
 extension RefreshingCredentialSource {
-    static let keys = ["credential_source"] + roleKeys
+    static let keys = ["credential_source", "r2_temporary_ttl"] + roleKeys
     /// The keys of `assume_role` and `web_identity` (and `credentials_ca_file`, also for an https container URI).
     static let roleKeys = [
         "role_arn", "role_session_name", "external_id", "duration", "source", "web_identity_token_file",
         "sts_endpoint", "sts_region", "credentials_ca_file",
     ]
-    static let kinds = ["container", "imds", "assume_role", "web_identity", "chain"]
+    static let kinds = ["container", "imds", "assume_role", "web_identity", "chain", "r2_temporary"]
     /// `source` of an assumed role: `keys` is the table's own keys (inline, files, `credentials_profile` or the
     /// `AWS_*` environment, as for static upstreams).
     static let roleSources = ["keys", "credential_process", "container", "imds", "web_identity", "chain"]
@@ -20,6 +20,9 @@ extension RefreshingCredentialSource {
         var upstreamName: String
         /// The upstream's region when it is an AWS one (provider `s3`), the STS region's default.
         var awsRegion: String?
+        /// The upstream's provider and endpoint (nil when wrong, already reported), for `r2_temporary`.
+        var provider: UpstreamConfig.Provider? = nil
+        var endpoint: Endpoint? = nil
     }
 
     /// `credential_source = "…"`; nil with errors reported when a key is wrong, is combined with keys of another
@@ -41,6 +44,12 @@ extension RefreshingCredentialSource {
                 "\(key) is for credential_source = \"assume_role\" or \"web_identity\"", at: reader.keyPosition(key))
             return nil
         }
+        if source.value != "r2_temporary", reader.contains("r2_temporary_ttl") {
+            diagnostics.error(
+                "r2_temporary_ttl is for credential_source = \"r2_temporary\"",
+                at: reader.keyPosition("r2_temporary_ttl"))
+            return nil
+        }
         if source.value != "assume_role", let roleSource {
             diagnostics.error("source is for credential_source = \"assume_role\"", at: roleSource.position)
             return nil
@@ -52,7 +61,9 @@ extension RefreshingCredentialSource {
         }
         // The table's own keys sign an AssumeRole whose source is `keys` or `credential_process`; nothing else
         // combines with credential_source.
-        let ownKeys = source.value == "assume_role" ? roleSource?.value ?? "keys" : nil
+        // r2_temporary mints from the table's own keys (the parent API token's).
+        let ownKeys =
+            source.value == "assume_role" ? roleSource?.value ?? "keys" : source.value == "r2_temporary" ? "keys" : nil
         let forbidden =
             (ownKeys == "keys" ? [] : CredentialResolver.keys)
             + (ownKeys == "credential_process" ? [] : CredentialProcessConfig.keys)
@@ -74,6 +85,9 @@ extension RefreshingCredentialSource {
         }
         let environment = context.environment
         switch source.value {
+        case "r2_temporary":
+            return R2TemporaryCredentialConfig.decode(reader: reader, context: context, at: source.position).map(
+                RefreshingCredentialSource.r2Temporary)
         case "assume_role":
             // Both read first, so every mistake among them is reported at once.
             let sts = decodeSTS(reader: reader, context: context, caFile: caFile)

@@ -34,10 +34,15 @@ extension UpstreamConfig {
         }
         var refreshing: RefreshingCredentialSource? = nil
         let credentials: UpstreamCredentials?
+        if reader.contains("r2_temporary_ttl") && !reader.contains("credential_source") {
+            diagnostics.error(
+                "r2_temporary_ttl is for credential_source = \"r2_temporary\"",
+                at: reader.keyPosition("r2_temporary_ttl"))
+        }
         if reader.contains("credential_source") {
             let context = RefreshingCredentialSource.DecodingContext(
                 environment: environment, configPath: configPath, upstreamName: name,
-                awsRegion: provider == .s3 ? region : nil)
+                awsRegion: provider == .s3 ? region : nil, provider: provider, endpoint: endpoint)
             refreshing = RefreshingCredentialSource.decode(reader: reader, context: context)
             // Fetched by the daemon, never at load: check-config runs no process and makes no request.
             credentials = UpstreamCredentials(accessKeyID: "", secretAccessKey: Secret(""), source: "credential_source")
@@ -157,9 +162,20 @@ extension UpstreamConfig {
     private static func decodeEndpoint(provider: Provider?, reader: TableReader) -> Endpoint? {
         let diagnostics = reader.diagnostics
         let written = reader.string("endpoint")
+        // An R2-compatible custom endpoint whose keys are minted R2 temporary credentials names its account.
+        var mintsForAccount = false
+        if provider == .custom, case .string("r2_temporary")? = reader.table["credential_source"]?.kind {
+            mintsForAccount = true
+            if let account = reader.string("account_id") { _ = accountID(account, diagnostics) }
+        }
         if provider != .r2 {
-            for key in ["account_id", "jurisdiction"] where reader.contains(key) {
-                diagnostics.error("\(key) is only for provider = \"r2\"", at: reader.keyPosition(key))
+            for key in ["account_id", "jurisdiction"]
+            where reader.contains(key) && !(key == "account_id" && mintsForAccount) {
+                diagnostics.error(
+                    "\(key) is only for provider = \"r2\""
+                        + (key == "account_id" && provider == .custom
+                            ? " (or custom with credential_source = \"r2_temporary\")" : ""),
+                    at: reader.keyPosition(key))
             }
         }
         switch provider {
@@ -175,13 +191,7 @@ extension UpstreamConfig {
                 }
                 return nil
             }
-            let id = ASCII.lowercased(account.value)
-            // ASCII hex only: Character.isHexDigit also takes fullwidth digits.
-            let isHex = id.utf8.allSatisfy { $0 &- UInt8(ascii: "0") < 10 || $0 &- UInt8(ascii: "a") < 6 }
-            guard id.utf8.count == 32, isHex else {
-                diagnostics.error("account_id must be 32 hexadecimal characters", at: account.position)
-                return nil
-            }
+            guard let id = accountID(account, diagnostics) else { return nil }
             var host = "\(id).r2.cloudflarestorage.com"
             if let jurisdiction = reader.string("jurisdiction") {
                 guard r2Jurisdictions.contains(jurisdiction.value) else {
@@ -208,6 +218,18 @@ extension UpstreamConfig {
                 return nil
             }
         }
+    }
+
+    /// `account_id`, lower-cased; nil (reported) unless 32 hexadecimal characters.
+    static func accountID(_ account: Located<String>, _ diagnostics: Diagnostics) -> String? {
+        let id = ASCII.lowercased(account.value)
+        // ASCII hex only: Character.isHexDigit also takes fullwidth digits.
+        let isHex = id.utf8.allSatisfy { $0 &- UInt8(ascii: "0") < 10 || $0 &- UInt8(ascii: "a") < 6 }
+        guard id.utf8.count == 32, isHex else {
+            diagnostics.error("account_id must be 32 hexadecimal characters", at: account.position)
+            return nil
+        }
+        return id
     }
 
     /// How high `max_put_size` may go: the provider's limit, or 5 TiB (MinIO's) for anything S3-compatible.

@@ -59,7 +59,10 @@ enum CheckConfigCommand {
             lines.append(
                 "upstream \(name): provider \(upstream.provider.rawValue), endpoint \(upstream.endpoint), "
                     + "region \(upstream.region), credentials from "
-                    + (upstream.refreshingCredentials.map { "\($0) (fetched when running, not now)" }
+                    + (upstream.refreshingCredentials.map { source in
+                        if case .r2Temporary = source { return "\(source) (minted when running, not now)" }
+                        return "\(source) (fetched when running, not now)"
+                    }
                         ?? upstream.credentials.source))
             // The chain as the SDKs would walk it, from configuration alone (issue 22: shown without fetching).
             if case .chain(let chain)? = upstream.refreshingCredentials {

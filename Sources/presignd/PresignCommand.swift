@@ -133,6 +133,9 @@ enum PresignCommand {
             if let value = options.value(name) { request.responseOverrides.append((name, value)) }
         }
         let service = try PresignService(configuration: configuration)
+        if case .failure(let error) = service.mintLocalCredentials(configuration, now: date.epochSeconds) {
+            throw UsageError(message: "cannot mint the upstream's R2 temporary credentials: \(error)")
+        }
         // The command line runs as a local user: judged as that user would be on a unix socket.
         let principal = Principal(peer: .unix(uid: getuid(), gid: getgid(), pid: getpid()))
         var signingDate = date

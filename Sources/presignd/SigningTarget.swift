@@ -108,7 +108,15 @@ enum SigningTargets {
         guard let upstream = configuration.upstreams[name] else {
             throw UsageError(message: "--upstream: unknown '\(name)'")
         }
-        if let process = upstream.refreshingCredentials {
+        var credentials = upstream.credentials.signing
+        if case .r2Temporary(let config)? = upstream.refreshingCredentials {
+            // Minted locally, so the command signs with a fresh key and its session token, as the daemon would.
+            switch config.mint(now: AmzDate.now().epochSeconds) {
+            case .success(let minted): credentials = minted
+            case .failure(let error):
+                throw UsageError(message: "upstream '\(name)': cannot mint its R2 temporary credentials: \(error)")
+            }
+        } else if let process = upstream.refreshingCredentials {
             throw UsageError(
                 message: "upstream '\(name)' gets its keys from \(process) when the daemon runs; pass the keys "
                     + "explicitly (--access-key-id, --secret-access-key, --session-token) instead of --config")
@@ -118,8 +126,7 @@ enum SigningTargets {
                 message: "--upstream: bucket '\(bucket)' is served by upstream '\(found.upstream)', not '\(name)'")
         }
         return SigningTarget(
-            credentials: upstream.credentials.signing, region: upstream.region,
-            service: options.value("service") ?? "s3",
+            credentials: credentials, region: upstream.region, service: options.value("service") ?? "s3",
             endpoint: try RequestURL(upstream.endpoint.description), configuration: configuration, upstreamName: name)
     }
 

@@ -108,7 +108,7 @@ import Testing
             described(errors(CredentialProcessConfigTests.upstream(#"credential_source = "sso""#)))
                 == [
                     "4:21: invalid credential_source 'sso'; expected one of: \"container\", \"imds\", "
-                        + "\"assume_role\", \"web_identity\", \"chain\""
+                        + "\"assume_role\", \"web_identity\", \"chain\", \"r2_temporary\""
                 ])
         let both = CredentialProcessConfigTests.upstream(
             "credential_source = \"imds\"\ncredential_process = \"/bin/true\"")

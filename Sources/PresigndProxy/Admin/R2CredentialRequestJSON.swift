@@ -1,3 +1,5 @@
+import PresigndConfig
+
 /// Decodes the credentials API's request body (`POST /v1/credentials`, issue 22 §3) into an
 /// `R2CredentialRequest`:
 ///

@@ -27,6 +27,8 @@ extension CredentialProvider {
         case "web_identity":
             return "the token file must hold a current OIDC token, and the role's trust policy must trust its issuer "
                 + "(EKS IRSA: the service account's role-arn annotation)"
+        case "r2_temporary":
+            return "the parent keys must be an R2 API token's access key id and secret access key"
         default: return "see the reason"
         }
     }

@@ -60,6 +60,7 @@ final class CredentialRefreshers {
         case .webIdentity(let config): WebIdentityProvider(config: config)
         case .chain(let chain): ChainProvider(chain: chain, provider: provider(for: chain.selected))
         case .staticKeys(let credentials): StaticCredentialProvider(credentials: credentials.signing)
+        case .r2Temporary(let config): R2TemporaryCredentialProvider(config: config)
         }
     }
 

@@ -31,7 +31,11 @@ public enum R2CredentialPolicy {
             return .failure(
                 .invalid("bucket", "bucket '\(bucket.name)' is not on an R2 upstream; only R2 mints temporary keys"))
         }
-        if upstream.refreshingCredentials != nil || upstream.credentials.sessionToken != nil {
+        // An r2_temporary upstream keeps its parent's long-lived keys: they mint here as well.
+        var parent = upstream.credentials.signing
+        if case .r2Temporary(let config)? = upstream.refreshingCredentials {
+            parent = config.parent.signing
+        } else if upstream.refreshingCredentials != nil || upstream.credentials.sessionToken != nil {
             return .failure(
                 .invalid(
                     "bucket",
@@ -40,8 +44,7 @@ public enum R2CredentialPolicy {
                         + "parent API token's long-lived keys"))
         }
         if let failure = check(request, bucket: bucket) { return .failure(failure) }
-        let minter = R2CredentialMinter(
-            parent: upstream.credentials.signing, accountID: accountID, audience: upstream.endpoint.hostHeader)
+        let minter = R2CredentialMinter(parent: parent, accountID: accountID, audience: upstream.endpoint.hostHeader)
         return .success(minter)
     }
 

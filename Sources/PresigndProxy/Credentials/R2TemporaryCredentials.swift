@@ -1,23 +1,5 @@
+import PresigndConfig
 import PresigndSigV4
-
-/// The preset scopes of an R2 temporary credential (Cloudflare, "Temporary credentials", "Scope").
-public enum R2Permission: String, Sendable, Hashable, CaseIterable {
-    /// Read and list objects.
-    case objectReadOnly = "object-read-only"
-    /// Read, write and list objects.
-    case objectReadWrite = "object-read-write"
-    /// Read and list objects, view bucket configuration.
-    case adminReadOnly = "admin-read-only"
-    /// Read, write and list objects, edit bucket configuration.
-    case adminReadWrite = "admin-read-write"
-
-    /// Whether the scope allows writes (PUT, POST, DELETE).
-    public var writes: Bool { self == .objectReadWrite || self == .adminReadWrite }
-    /// Whether the scope reaches bucket configuration, not only objects.
-    public var isAdmin: Bool { self == .adminReadOnly || self == .adminReadWrite }
-    /// The HTTP methods the scope lets a client send through an S3 API.
-    public var methods: [String] { writes ? ["GET", "HEAD", "PUT", "POST", "DELETE"] : ["GET", "HEAD"] }
-}
 
 /// What a temporary credential is for: one bucket, one permission, optional paths, a lifetime.
 public struct R2CredentialRequest: Sendable, Equatable {

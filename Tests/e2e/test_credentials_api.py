@@ -4,9 +4,6 @@ policy, at most 7 days). The answer is the AWS CLI's credential_process JSON plu
 recomputed here independently, as in test_credentials_mint."""
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 import json
 import os
 import time
@@ -17,7 +14,8 @@ import pytest
 
 from conftest import require_presignd_binary
 from harness.presignd import Presignd, PresigndConfig
-from test_credentials_mint import ACCOUNT, CONFIG, PARENT_KEY, PARENT_SECRET, b64url_decode
+from r2_credentials_support import decode_session_token, derived_secret
+from test_credentials_mint import ACCOUNT, CONFIG, PARENT_KEY, PARENT_SECRET
 
 TOKEN = "admin-token-for-the-credentials-api"
 
@@ -71,18 +69,12 @@ def test_mints_scoped_keys_that_match_an_independent_derivation(daemon):
     assert status == 200, creds
     assert creds["Version"] == 1 and creds["AccessKeyId"] == PARENT_KEY
     assert creds["Endpoint"] == f"https://{ACCOUNT}.r2.cloudflarestorage.com"
-    jwt = base64.b64decode(creds["SessionToken"], validate=True).decode()
-    assert jwt.startswith("jwt/")
-    jwt = jwt[4:]
-    header, payload, signature = jwt.split(".")
-    mac = hmac.new(PARENT_SECRET.encode(), f"{header}.{payload}".encode(), hashlib.sha256).digest()
-    assert hmac.compare_digest(b64url_decode(signature), mac)
-    claims = json.loads(b64url_decode(payload))
+    jwt, claims = decode_session_token(creds["SessionToken"], PARENT_SECRET)  # its HS256 signature verifies
     assert claims["bucket"] == "uploads" and claims["scope"] == "object-read-write"
     assert claims["paths"] == {"prefixPaths": ["users/alice/"], "objectPaths": ["users/shared.txt"]}
     assert claims["sub"] == ACCOUNT and claims["iss"] == PARENT_KEY
     assert before <= claims["iat"] <= int(time.time()) and claims["exp"] == claims["iat"] + 7200
-    assert creds["SecretAccessKey"] == hashlib.sha256(jwt.encode()).hexdigest()
+    assert creds["SecretAccessKey"] == derived_secret(jwt)
     assert creds["Expiration"] == time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(claims["exp"]))
     logs = daemon.log_text()
     assert "Temporary credentials minted" in logs and "bucket=uploads" in logs
@@ -92,8 +84,7 @@ def test_mints_scoped_keys_that_match_an_independent_derivation(daemon):
 def test_the_default_lifetime_is_fifteen_minutes(daemon):
     status, creds = post(daemon, {"bucket": "archive", "permission": "object-read-only"})
     assert status == 200, creds
-    jwt = base64.b64decode(creds["SessionToken"]).decode()[4:]
-    claims = json.loads(b64url_decode(jwt.split(".")[1]))
+    _, claims = decode_session_token(creds["SessionToken"], PARENT_SECRET)
     assert claims["exp"] - claims["iat"] == 900 and "paths" not in claims
 
 

@@ -14,6 +14,7 @@ import time
 import pytest
 
 from helpers_sigv4 import run_presignd
+from r2_credentials_support import b64url, b64url_decode, decode_session_token, derived_secret
 
 ACCOUNT = "023e105f4ecef8ad9ca31a8372d0c353"
 PARENT_KEY = "PARENTKEYID0123456789"
@@ -59,14 +60,6 @@ def mint(config_path, *args):
     return run_presignd(["mint", "--config", config_path, *args], check=False)
 
 
-def b64url_decode(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-def b64url(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
 def test_json_output_matches_an_independent_derivation(config_path):
     before = int(time.time())
     code, out, err = mint(config_path, "--bucket", "media", "--permission", "object-read-write",
@@ -108,8 +101,7 @@ def test_json_output_matches_an_independent_derivation(config_path):
 def test_unscoped_credentials_have_no_paths_claim(config_path):
     code, out, err = mint(config_path, "--bucket", "archive", "--permission", "object-read-only", "--json")
     assert code == 0, err
-    jwt = base64.b64decode(json.loads(out)["SessionToken"]).decode()[4:]
-    claims = json.loads(b64url_decode(jwt.split(".")[1]))
+    _, claims = decode_session_token(json.loads(out)["SessionToken"], PARENT_SECRET)
     assert "paths" not in claims and claims["scope"] == "object-read-only"
     assert claims["exp"] - claims["iat"] == 900  # the default lifetime, 15 minutes
 
@@ -119,8 +111,8 @@ def test_env_and_aws_config_formats_carry_the_same_kind_of_keys(config_path):
     assert code == 0, err
     env = dict(line[len("export "):].split("=", 1) for line in out.splitlines() if line.startswith("export "))
     assert env["AWS_ACCESS_KEY_ID"] == PARENT_KEY
-    jwt = base64.b64decode(env["AWS_SESSION_TOKEN"]).decode()[4:]
-    assert env["AWS_SECRET_ACCESS_KEY"] == hashlib.sha256(jwt.encode()).hexdigest()
+    jwt, _ = decode_session_token(env["AWS_SESSION_TOKEN"], PARENT_SECRET)
+    assert env["AWS_SECRET_ACCESS_KEY"] == derived_secret(jwt)
     assert env["AWS_ENDPOINT_URL"] == f"https://{ACCOUNT}.r2.cloudflarestorage.com"
 
     code, out, err = mint(config_path, "--bucket", "media", "--permission", "object-read-only", "--aws-config",
@@ -129,8 +121,8 @@ def test_env_and_aws_config_formats_carry_the_same_kind_of_keys(config_path):
     lines = out.splitlines()
     assert "[scoped]" in lines
     values = dict(line.split(" = ", 1) for line in lines if " = " in line)
-    jwt = base64.b64decode(values["aws_session_token"]).decode()[4:]
-    assert values["aws_secret_access_key"] == hashlib.sha256(jwt.encode()).hexdigest()
+    jwt, _ = decode_session_token(values["aws_session_token"], PARENT_SECRET)
+    assert values["aws_secret_access_key"] == derived_secret(jwt)
 
 
 @pytest.mark.parametrize("args, option, words", [

@@ -93,11 +93,21 @@ import Testing
         let configuration = try ConfigLoader.parse(text: text, path: "t.toml", environment: [:]).get()
         let service = try PresignService(configuration: configuration)
         #expect(try service.mintLocalCredentials(configuration, now: 1_000_000).get() == ())
-        guard case .valid(let credentials)? = service.fetchedCredentials["media"] else {
+        guard case .valid(let credentials, let expiry)? = service.fetchedCredentials["media"] else {
             Issue.record("nothing minted")
             return
         }
         #expect(credentials.accessKeyID == "PARENTKEY" && credentials.sessionToken != nil)
+        #expect(expiry == (1_000_000 + 3600) * 1000)
+        // A link never outlives the key it carries: its expiry is capped at the key's, and says so.
+        let date = AmzDate(epochSeconds: 1_000_000 + 600)
+        var link = PresignRequest(bucket: "media", key: "a.txt", method: "GET")
+        link.expires = 7200
+        let capped = try service.presign(link, date: date).get()
+        #expect(capped.expiresIn == 3000 && capped.expiresAt == 1_000_000 + 3600)
+        #expect(capped.url.contains("X-Amz-Expires=3000&") && capped.url.contains("X-Amz-Security-Token="))
+        link.expires = 60
+        #expect(try service.presign(link, date: date).get().expiresIn == 60)
         // The parent's long-lived keys still mint scoped keys for apps (`presignd mint`).
         let request = R2CredentialRequest(bucket: "media", permission: .objectReadOnly, ttlSeconds: 60)
         let minted = try R2CredentialPolicy.mint(request, configuration: configuration, now: 1_000_000).get()

@@ -154,6 +154,9 @@ def test_presigned_links_carry_the_session_token(setup, tmp_path):
     status, _, link = presign_api(daemon, {"bucket": "media", "key": "users/link.txt", "expires": 60}, token=None)
     assert status == 200, link
     assert "X-Amz-Security-Token=" in link["url"] and f"X-Amz-Credential={PARENT_KEY}%2F" in link["url"]
+    # The link never outlives the 4-second key it carries, and says so.
+    assert 1 <= link["expires_in"] <= TTL_SECONDS, link
+    assert f"X-Amz-Expires={link['expires_in']}&" in link["url"]
     status, _, body = http(link["url"])
     assert status == 200, body
     # Redirect mode: the 307's link works where it points.

@@ -133,8 +133,13 @@ public final class PresignService {
         case .success(let found): route = found
         }
         let method = ASCII.uppercased(request.method)
-        let expires = request.expires ?? min(Self.defaultExpiry, route.maxPresignExpiry)
+        var expires = request.expires ?? min(Self.defaultExpiry, route.maxPresignExpiry)
         let upstream = settings.upstreams[route.upstreamIndex]
+        if upstream.refreshesCredentials, case .valid(_, let expiry?)? = fetchedCredentials[upstream.name] {
+            // A link carries the key it was signed with and stops working when that key expires: never promise
+            // longer (the answer's expires_in and expires_at say what the link really gets).
+            expires = min(expires, max(1, expiry / 1000 - date.epochSeconds))
+        }
         var query: [QueryParameter] = request.responseOverrides.map { QueryParameter(name: $0.name, value: $0.value) }
         if let version = request.versionID { query.append(QueryParameter(name: "versionId", value: version)) }
         var headers: [(name: String, value: String)] = []
@@ -196,7 +201,7 @@ public final class PresignService {
         let upstream = settings.upstreams[index]
         if upstream.refreshesCredentials {
             // Not cached: the keys change with every refresh (and the API is not a hot path).
-            guard case .valid(let credentials)? = fetchedCredentials[upstream.name] else {
+            guard case .valid(let credentials, _)? = fetchedCredentials[upstream.name] else {
                 throw .crypto("credentials not fetched yet")
             }
             return try Signer(credentials: credentials, region: upstream.region, service: "s3")

@@ -9,7 +9,8 @@ import Synchronization
 
 /// What workers sign an upstream's requests with, when its credentials are fetched rather than configured.
 enum UpstreamCredentialState: Sendable {
-    case valid(Credentials)
+    /// Keys to sign with, and their wall-clock expiry in epoch milliseconds (nil: they do not expire).
+    case valid(Credentials, expiresAtMilliseconds: Int?)
     /// No valid credentials: requests get 503 with this reason.
     case unavailable(String)
 }
@@ -77,7 +78,7 @@ final class CredentialRefresher {
             case .fetch:
                 startFetch()
             case .publish(let fetched):
-                publish(upstream, .valid(fetched.credentials))
+                publish(upstream, .valid(fetched.credentials, expiresAtMilliseconds: fetched.expiresAtMilliseconds))
                 logger.info(
                     "Credentials refreshed",
                     metadata: [

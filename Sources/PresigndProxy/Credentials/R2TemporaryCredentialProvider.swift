@@ -50,8 +50,10 @@ extension PresignService {
     public func mintLocalCredentials(_ configuration: Configuration, now: Int) -> Result<Void, CredentialFetchError> {
         for (name, upstream) in configuration.upstreams {
             guard case .r2Temporary(let config)? = upstream.refreshingCredentials else { continue }
-            switch config.mint(now: now) {
-            case .success(let credentials): fetchedCredentials[name] = .valid(credentials)
+            switch R2TemporaryCredentialProvider(config: config).mint(now: now) {
+            case .success(let fetched):
+                fetchedCredentials[name] = .valid(
+                    fetched.credentials, expiresAtMilliseconds: fetched.expiresAtMilliseconds)
             case .failure(let error): return .failure(error)
             }
         }

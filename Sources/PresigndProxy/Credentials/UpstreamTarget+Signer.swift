@@ -8,7 +8,7 @@ extension UpstreamTarget {
             return (try? Signer(credentials: credentials, region: region, service: "s3"), nil)
         }
         switch fetched {
-        case .valid(let credentials)?:
+        case .valid(let credentials, _)?:
             return (try? Signer(credentials: credentials, region: region, service: "s3"), nil)
         case .unavailable(let reason)?:
             return (nil, reason)

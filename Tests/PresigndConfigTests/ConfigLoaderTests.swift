@@ -227,7 +227,7 @@ import Testing
             "max_object_size", "revalidate_after", "include_prefixes", "negative_ttl", "x_cache_header",
             "role_arn", "role_session_name",
             "external_id", "duration", "source", "web_identity_token_file", "sts_region", "sts_endpoint",
-            "credentials_ca_file",
+            "credentials_ca_file", "r2_temporary_ttl",
         ]
         for key in keys { #expect(text.contains("\(key) = "), "example lacks \(key)") }
     }

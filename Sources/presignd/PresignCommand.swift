@@ -133,9 +133,6 @@ enum PresignCommand {
             if let value = options.value(name) { request.responseOverrides.append((name, value)) }
         }
         let service = try PresignService(configuration: configuration)
-        if case .failure(let error) = service.mintLocalCredentials(configuration, now: date.epochSeconds) {
-            throw UsageError(message: "cannot mint the upstream's R2 temporary credentials: \(error)")
-        }
         // The command line runs as a local user: judged as that user would be on a unix socket.
         let principal = Principal(peer: .unix(uid: getuid(), gid: getgid(), pid: getpid()))
         var signingDate = date
@@ -144,6 +141,10 @@ enum PresignCommand {
         {
             // The running daemon found the upstream's clock elsewhere (issue 21 §4): sign at the upstream's time.
             signingDate = AmzDate(epochSeconds: date.epochSeconds + offset)
+        }
+        // r2_temporary keys are minted here, on the clock the link is signed on (the token's iat and exp with it).
+        if case .failure(let error) = service.mintLocalCredentials(configuration, now: signingDate.epochSeconds) {
+            throw UsageError(message: "cannot mint the upstream's R2 temporary credentials: \(error)")
         }
         return try service.presign(request, date: signingDate, principal: principal).get()
     }

@@ -39,7 +39,7 @@ let package = Package(
             name: "PresigndProxy",
             dependencies: [
                 "PresigndSigV4", "PresigndHTTP1", "PresigndConfig", "PresigndPolicy", "PresigndIO", "PresigndOpenSSL",
-                "COpenSSL",
+                "COpenSSL", "PresigndCache",
             ]
         ),
 
@@ -86,7 +86,7 @@ let package = Package(
         .executableTarget(name: "presignd-io-probe", dependencies: ["PresigndIO"], path: "Tests/PresigndIOProbe"),
         .testTarget(
             name: "PresigndProxyTests",
-            dependencies: ["PresigndProxy", "PresigndConfig", "PresigndHTTP1", "PresigndTestSupport"]),
+            dependencies: ["PresigndProxy", "PresigndConfig", "PresigndHTTP1", "PresigndCache", "PresigndTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -80,7 +80,7 @@ let package = Package(
             path: "Tests/PresigndCacheBench"),
         // Writes slices until killed, for the cache's crash test (PresigndCacheTests.CrashRecoveryTests).
         .executableTarget(
-            name: "presignd-cache-probe", dependencies: ["PresigndCache"], path: "Tests/PresigndCacheProbe"),
+            name: "presignd-cache-probe", dependencies: ["PresigndCache", "PresigndConfig"], path: "Tests/PresigndCacheProbe"),
         .testTarget(name: "PresigndIOTests", dependencies: ["PresigndIO", "COpenSSL", "PresigndTestSupport"]),
         // Runs a listener at the file-descriptor ceiling in a process of its own (PresigndIOTests.ListenerTests).
         .executableTarget(name: "presignd-io-probe", dependencies: ["PresigndIO"], path: "Tests/PresigndIOProbe"),

@@ -146,6 +146,8 @@ extension ClientConnection {
             id: worker.nextRequest(), method: head.method, logPath: plan.logPath, bucket: plan.bucket,
             upstreamIndex: plan.upstreamIndex, startedAtMicros: worker.nowMicroseconds(), encodedHead: [],
             requestHasBody: hasBody, clientKeepAlive: decoder.isKeepAlive, clientIsHTTP10: isHTTP10)
+        exchange.cacheInvalidation = plan.cacheInvalidation
+        invalidateCache(exchange)
         if let spoolLimit {
             try startSpool(exchange, plan: plan, limit: spoolLimit, declaredLength: declaredLength)
         } else {

@@ -161,6 +161,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
                     continue
                 }
                 exchange.ops.responseHeadArrived(status: head.status, at: worker.nowMicroseconds())
+                invalidateCache(exchange)
                 exchange.responseStatus = head.status
                 if holdsAnswer(head, exchange) {
                     exchange.retry.held = HeldAnswer(head: head)

@@ -16,6 +16,8 @@ struct ForwardPlan {
     var verdict: PolicyVerdict
     /// DeleteObjects: the body is spooled whole (bounded) and each key checked before anything is sent.
     var deleteKeysPolicy: BucketPolicy? = nil
+    /// The cached objects this request makes stale (issue 23 §8), when a cache directory is open.
+    var cacheInvalidation: CacheInvalidation? = nil
 }
 
 /// How a request body reaches the upstream.
@@ -165,7 +167,12 @@ enum RequestRewriter {
             ForwardPlan(
                 upstreamIndex: route.upstreamIndex, bucket: route.name, logPath: path, request: request,
                 payload: payload, body: body, maxUploadSize: route.maxUploadSize, verdict: verdict,
-                deleteKeysPolicy: deleteKeysPolicy))
+                deleteKeysPolicy: deleteKeysPolicy,
+                cacheInvalidation: settings.caches.stores.isEmpty
+                    ? nil
+                    : CacheInvalidation.of(
+                        action: verdict.action, upstream: settings.upstreams[upstreamIndex].objectNamespace,
+                        bucket: route.name, key: String(decoding: key, as: UTF8.self))))
     }
 
     /// What the rewriter does with one client header.

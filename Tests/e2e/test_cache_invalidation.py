@@ -1,0 +1,79 @@
+"""Writes through presignd drop the cached objects they change (issue 23, step 3), after the policy allowed them.
+
+The store is seeded (presignd-cache-probe seed) while the daemon is stopped, the daemon takes the directory and
+serves writes to the S3 test server, then the probe reads the store again once the daemon released it: what the
+writes named is gone, what reads, other keys and refused writes touched is still there."""
+import os
+import subprocess
+
+import botocore.exceptions
+import pytest
+
+from conftest import BUCKET, require_presignd_binary as presignd_binary
+from harness.presignd import Bucket, Presignd, PresigndConfig, Upstream
+
+
+def probe(*args: str) -> dict[str, str]:
+    binary = os.path.join(os.path.dirname(presignd_binary()), "presignd-cache-probe")
+    result = subprocess.run([binary, *args], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return {line.split(" ", 1)[1]: line.split(" ", 1)[0] for line in result.stdout.splitlines()}
+
+
+@pytest.fixture
+def cached(moto, work_dir):
+    config = PresigndConfig(
+        upstreams=[Upstream("moto", moto.endpoint, moto.access_key_id, moto.secret_access_key)],
+        buckets=[Bucket(BUCKET, "moto", extra={
+            "allowed_prefixes": ["cache-inv/open/"],
+            "cache": {"directory": os.path.join(work_dir, "cache"), "max_size": "64MiB"},
+        })],
+        admin_listen="")
+    path = os.path.join(work_dir, "seed.toml")
+    with open(path, "w") as f:
+        f.write(config.render())
+    return config, path
+
+
+KEYS = ["cache-inv/open/put", "cache-inv/open/delete", "cache-inv/open/read", "cache-inv/open/copy",
+        "cache-inv/closed/put"]
+
+
+def test_writes_through_presignd_drop_what_they_change_and_nothing_else(moto, moto_s3, work_dir, cached):
+    config, path = cached
+    assert set(probe("seed", path, BUCKET, *KEYS).values()) == {"seeded"}
+    moto_s3.put_object(Bucket=BUCKET, Key="cache-inv/open/read", Body=b"upstream")
+    daemon = Presignd(presignd_binary(), config, os.path.join(work_dir, "daemon")).start()
+    try:
+        s3 = moto.client(endpoint=daemon.endpoint)
+        s3.put_object(Bucket=BUCKET, Key="cache-inv/open/put", Body=b"new")
+        s3.delete_object(Bucket=BUCKET, Key="cache-inv/open/delete")
+        assert s3.get_object(Bucket=BUCKET, Key="cache-inv/open/read")["Body"].read() == b"upstream"
+        s3.copy_object(Bucket=BUCKET, Key="cache-inv/open/copy",
+                       CopySource={"Bucket": BUCKET, "Key": "cache-inv/open/read"})
+        with pytest.raises(botocore.exceptions.ClientError) as refused:
+            s3.put_object(Bucket=BUCKET, Key="cache-inv/closed/put", Body=b"no")
+        assert refused.value.response["ResponseMetadata"]["HTTPStatusCode"] == 403
+    finally:
+        daemon.stop()
+    assert probe("lookup", path, BUCKET, *KEYS) == {
+        "cache-inv/open/put": "absent",
+        "cache-inv/open/delete": "absent",
+        "cache-inv/open/read": "present",  # a read changes nothing
+        "cache-inv/open/copy": "absent",  # CopyObject's destination
+        "cache-inv/closed/put": "present",  # refused by the policy: nothing was written
+    }
+
+
+def test_delete_objects_drops_the_bucket_from_the_cache(moto, moto_s3, work_dir, cached):
+    config, path = cached
+    probe("seed", path, BUCKET, "cache-inv/open/a", "cache-inv/open/b")
+    daemon = Presignd(presignd_binary(), config, os.path.join(work_dir, "daemon")).start()
+    try:
+        s3 = moto.client(endpoint=daemon.endpoint)
+        s3.delete_objects(Bucket=BUCKET, Delete={"Objects": [{"Key": "cache-inv/open/a"}]})
+    finally:
+        daemon.stop()
+    # Its keys are read after routing: the whole bucket goes, which is never stale.
+    assert probe("lookup", path, BUCKET, "cache-inv/open/a", "cache-inv/open/b") == {
+        "cache-inv/open/a": "absent", "cache-inv/open/b": "absent"}

@@ -362,6 +362,14 @@ final class Daemon {
 
     var workerCount: Int { workers.count }
 
+    /// Each open cache directory's counters and contents (issue 23), by directory.
+    var cacheFigures: [MetricsText.CacheFigures] {
+        cacheStores.current.stores.sorted { $0.key < $1.key }.map {
+            MetricsText.CacheFigures(
+                directory: $0.key, counters: $0.value.metrics.snapshot, statistics: $0.value.statistics())
+        }
+    }
+
     /// Each worker's limit counters (accept pauses, shedding, slow bodies: issue 20).
     var limitCounters: [LimitCounters] { metrics.map(\.limits) }
 }

@@ -11,7 +11,7 @@ import PresigndConfig
 // daemon is stopped: the directory is locked while it runs.
 
 /// Opens the bucket's store from the configuration; exits 78 when it cannot.
-func seedStore(config: String, bucket: String) -> (SliceStore, ObjectName) {
+func seedStore(config: String, bucket: String) -> (SliceStore, ObjectName, Int) {
     guard case .success(let configuration) = ConfigLoader.load(path: config, environment: [:]),
         let bucketConfig = configuration.buckets.first(where: { $0.name == bucket }), let cache = bucketConfig.cache,
         let upstream = configuration.upstreams[bucketConfig.upstream]
@@ -21,18 +21,32 @@ func seedStore(config: String, bucket: String) -> (SliceStore, ObjectName) {
     }
     do {
         let store = try SliceStore(directory: cache.directory, maxSize: cache.maxSize)
-        return (store, ObjectName(upstream: upstream, bucket: bucket, key: ""))
+        return (store, ObjectName(upstream: upstream, bucket: bucket, key: ""), cache.sliceSize)
     } catch {
         say("error \(error)")
         exit(1)
     }
 }
 
-/// `seed`: one whole slice per key; `lookup`: `present KEY` or `absent KEY` per key.
+/// Byte `offset` of every seeded object (the e2e tests compute the same).
+func seedByte(_ offset: Int) -> UInt8 { UInt8(truncatingIfNeeded: offset &* 31 &+ 7 &+ offset >> 16) }
+
+/// Now, as the daemon's cache reads it (validated now: fresh for `revalidate_after`).
+func wallClockMilliseconds() -> Int {
+    var spec = timespec()
+    clock_gettime(CLOCK_REALTIME, &spec)
+    return spec.tv_sec * 1000 + spec.tv_nsec / 1_000_000
+}
+
+/// `seed`: KEY or KEY=SIZE, every slice present, validated now; `lookup`: `present KEY` or `absent KEY` per key.
 func seedOrLookup(_ mode: String, config: String, bucket: String, keys: [String]) -> Never {
-    let (store, bucketName) = seedStore(config: config, bucket: bucket)
+    let (store, bucketName, sliceSize) = seedStore(config: config, bucket: bucket)
     do {
-        for key in keys {
+        for argument in keys {
+            // KEY or KEY=SIZE (default 100 bytes).
+            let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
+            let key = parts[0]
+            let size = parts.count == 2 ? Int(parts[1]) ?? 100 : 100
             var name = bucketName
             name.key = key
             if mode == "lookup" {
@@ -40,11 +54,18 @@ func seedOrLookup(_ mode: String, config: String, bucket: String, keys: [String]
                 continue
             }
             let identity = ObjectIdentity(name: name, version: ObjectVersion(etag: "\"seed\""))
-            let stored = StoredResponse(objectSize: 100, headers: ["ETag": "\"seed\""])
-            _ = try store.store(identity, stored: stored, sliceSize: CacheConfig.sliceGranule, now: 0)
-            let writer = try store.beginSlice(identity, index: 0)
-            try writer.append([UInt8](repeating: 0x73, count: 100))
-            try store.commit(writer)
+            let stored = StoredResponse(
+                objectSize: size,
+                headers: [
+                    "ETag": "\"seed\"", "Content-Type": "application/x-seed",
+                    "Last-Modified": "Tue, 01 Dec 2026 10:00:00 GMT",
+                ])
+            let entry = try store.store(identity, stored: stored, sliceSize: sliceSize, now: wallClockMilliseconds())
+            for index in 0..<entry.layout.sliceCount {
+                let writer = try store.beginSlice(identity, index: index)
+                try writer.append(entry.layout.bytes(ofSlice: index).map(seedByte))
+                try store.commit(writer)
+            }
             say("seeded " + key)
         }
     } catch {

@@ -118,7 +118,13 @@ extension ClientConnection {
                 request.logPath = plan.path
                 start.route = .local(redirect(plan))
             case .forward(let plan):
-                start.route = try forwardRoute(plan, head: head, hasBody: hasBody, isHTTP10: isHTTP10)
+                // Policy first: only a request the rewriter routed and allowed gets here.
+                if let target = plan.cacheRead, !hasBody, let cached = cachedAnswer(target, head: head, plan: plan) {
+                    request.logPath = plan.logPath
+                    start.route = .local(cached)
+                } else {
+                    start.route = try forwardRoute(plan, head: head, hasBody: hasBody, isHTTP10: isHTTP10)
+                }
             }
         } catch {
             start.route = .local(.error(error))

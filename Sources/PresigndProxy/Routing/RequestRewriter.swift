@@ -1,3 +1,4 @@
+import PresigndCache
 import PresigndConfig
 import PresigndHTTP1
 import PresigndPolicy
@@ -18,6 +19,15 @@ struct ForwardPlan {
     var deleteKeysPolicy: BucketPolicy? = nil
     /// The cached objects this request makes stale (issue 23 §8), when a cache directory is open.
     var cacheInvalidation: CacheInvalidation? = nil
+    /// A GET or HEAD of an object of a bucket whose cache directory is open: where to look it up (issue 23).
+    var cacheRead: CacheReadTarget? = nil
+}
+
+/// The object a GET or HEAD names, in the store of its bucket's cache directory.
+struct CacheReadTarget {
+    var directory: String
+    var name: ObjectName
+    var config: CacheConfig
 }
 
 /// How a request body reaches the upstream.
@@ -172,7 +182,23 @@ enum RequestRewriter {
                     ? nil
                     : CacheInvalidation.of(
                         action: verdict.action, upstream: settings.upstreams[upstreamIndex].objectNamespace,
-                        bucket: route.name, key: String(decoding: key, as: UTF8.self))))
+                        bucket: route.name, key: String(decoding: key, as: UTF8.self)),
+                cacheRead: cacheReadTarget(route: route, operation: verdict.operation, key: key, settings: settings)))
+    }
+
+    /// The cache lookup of an object GET or HEAD, when the bucket's cache directory is open (issue 23).
+    static func cacheReadTarget(
+        route: BucketRoute, operation: S3Operation, key: ArraySlice<UInt8>, settings: ProxySettings
+    )
+        -> CacheReadTarget?
+    {
+        guard operation == .getObject || operation == .headObject, let config = route.cache,
+            settings.caches[config.directory] != nil
+        else { return nil }
+        let name = ObjectName(
+            upstream: settings.upstreams[route.upstreamIndex].objectNamespace, bucket: route.name,
+            key: String(decoding: key, as: UTF8.self))
+        return CacheReadTarget(directory: config.directory, name: name, config: config)
     }
 
     /// What the rewriter does with one client header.

@@ -75,11 +75,9 @@ import Testing
     }
 
     @Test func whatTheCacheCannotAnswerWhollyAndFreshGoesUpstream() {
-        // A miss, a revalidation due (the default revalidate_after = 0, or no-cache), a missing slice, a version
-        // by id, several ranges, an unsatisfiable range, a 412, an answer of more slices than one opens at once.
+        // A miss, a missing slice, a version by id, several ranges, an unsatisfiable range, a 412, an answer of
+        // more slices than one opens at once, a revalidation due with the client's own preconditions.
         #expect(Self.decide(entry: nil) == .upstream)
-        #expect(Self.decide(config: Self.config(revalidateAfter: .seconds(0))) == .upstream)
-        #expect(Self.decide("GET", ["Cache-Control": "no-cache"]) == .upstream)
         #expect(Self.decide(entry: Self.entry(present: [0, 1, 3])) == .upstream)
         #expect(Self.decide("GET", ["Range": "bytes=0-10"], entry: Self.entry(present: [0])) != .upstream)
         #expect(Self.decide(query: ["versionId"]) == .upstream)
@@ -88,5 +86,57 @@ import Testing
         #expect(Self.decide("GET", ["If-Match": "\"other\""]) == .upstream)
         #expect(Self.decide(entry: Self.entry(size: 17 * Self.slice)) == .upstream)
         #expect(Self.decide("PUT") == .upstream)
+        let due = Self.config(revalidateAfter: .seconds(0))
+        #expect(Self.decide("GET", ["If-Modified-Since": "Tue, 01 Dec 2026 10:00:00 GMT"], config: due) == .upstream)
+        #expect(Self.decide(entry: Self.entry(present: [0]), config: due) == .upstream)
+    }
+
+    @Test func aDueEntryIsRevalidatedWithItsETagAndAnsweredAsRevalidated() {
+        // The default revalidate_after = 0 (every use), and a client's no-cache on a fresh entry.
+        for decided in [
+            Self.decide(config: Self.config(revalidateAfter: .seconds(0))),
+            Self.decide("GET", ["Cache-Control": "no-cache"]),
+        ] {
+            guard case .revalidate(let head, let fields) = decided else {
+                Issue.record("not a revalidation: \(decided)")
+                continue
+            }
+            #expect(fields["If-None-Match"] == "\"e\"")
+            #expect(head.status == 200 && head.slices == 0..<4)
+            #expect(head.fields["X-Cache"] == "REVALIDATED")
+        }
+    }
+
+    @Test func theUpstreamAnswerToARevalidationDecidesWhatIsServed() {
+        let stored = Self.entry().stored
+        func head(_ status: Int, _ fields: HTTPHeaders = [:]) -> ResponseHead {
+            ResponseHead(status: status, headers: fields)
+        }
+        let size = String(3 * Self.slice + 10)
+        #expect(CacheRead.outcome(of: head(304), stored: stored) == .serveCached)
+        #expect(
+            CacheRead.outcome(of: head(200, ["ETag": "\"e\"", "Content-Length": size]), stored: stored)
+                == .passThrough(validates: true, invalidates: false))
+        #expect(
+            CacheRead.outcome(of: head(200, ["ETag": "\"new\"", "Content-Length": size]), stored: stored)
+                == .passThrough(validates: false, invalidates: true))
+        #expect(CacheRead.outcome(of: head(404), stored: stored) == .passThrough(validates: false, invalidates: true))
+        #expect(CacheRead.outcome(of: head(503), stored: stored) == .passThrough(validates: false, invalidates: false))
+        #expect(CacheRead.outcome(of: head(403), stored: stored) == .passThrough(validates: false, invalidates: false))
+    }
+
+    /// The proxy's decoder leaves a head's fields raw (only framing parsed): a new ETag there was read as no ETag
+    /// at all, so a changed object passed through without dropping the old one (found by test_cache_revalidation).
+    @Test func aNewVersionInRawFieldsIsSeen() {
+        var changed = ResponseHead(status: 200, headers: ["Content-Length": "18"])
+        changed.rawFields = Array("etag: \"v2\"\r\nContent-Type: text/plain\r\nContent-Length: 18\r\n".utf8)
+        #expect(
+            CacheRead.outcome(of: changed, stored: Self.entry().stored)
+                == .passThrough(validates: false, invalidates: true))
+        var same = ResponseHead(status: 200, headers: [:])
+        same.rawFields = Array("ETag: \"e\"\r\nContent-Length: \(3 * Self.slice + 10)\r\n".utf8)
+        #expect(
+            CacheRead.outcome(of: same, stored: Self.entry().stored)
+                == .passThrough(validates: true, invalidates: false))
     }
 }

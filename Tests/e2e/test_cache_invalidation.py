@@ -6,23 +6,16 @@ serves writes to the S3 test server, then the probe reads the store again once t
 writes named is gone, what reads, other keys and refused writes touched is still there."""
 import json
 import os
-import subprocess
 import urllib.error
 import urllib.request
 
 import botocore.exceptions
 import pytest
 
+from cache_support import probe, seeded_bytes
 from conftest import BUCKET, require_presignd_binary as presignd_binary
 from harness.presignd import Bucket, Presignd, PresigndConfig, Upstream
 from ops_helpers import metric, parse_metrics, promtool_check
-
-
-def probe(*args: str) -> dict[str, str]:
-    binary = os.path.join(os.path.dirname(presignd_binary()), "presignd-cache-probe")
-    result = subprocess.run([binary, *args], capture_output=True, text=True, timeout=30)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return {line.split(" ", 1)[1]: line.split(" ", 1)[0] for line in result.stdout.splitlines()}
 
 
 @pytest.fixture
@@ -31,7 +24,8 @@ def cached(moto, work_dir):
         upstreams=[Upstream("moto", moto.endpoint, moto.access_key_id, moto.secret_access_key)],
         buckets=[Bucket(BUCKET, "moto", extra={
             "allowed_prefixes": ["cache-inv/open/"],
-            "cache": {"directory": os.path.join(work_dir, "cache"), "max_size": "64MiB"},
+            # Fresh for an hour: a read is answered from the cache and asks the upstream nothing.
+            "cache": {"directory": os.path.join(work_dir, "cache"), "max_size": "64MiB", "revalidate_after": "1h"},
         })],
         admin_listen="")
     path = os.path.join(work_dir, "seed.toml")
@@ -53,7 +47,7 @@ def test_writes_through_presignd_drop_what_they_change_and_nothing_else(moto, mo
         s3 = moto.client(endpoint=daemon.endpoint)
         s3.put_object(Bucket=BUCKET, Key="cache-inv/open/put", Body=b"new")
         s3.delete_object(Bucket=BUCKET, Key="cache-inv/open/delete")
-        assert s3.get_object(Bucket=BUCKET, Key="cache-inv/open/read")["Body"].read() == b"upstream"
+        assert s3.get_object(Bucket=BUCKET, Key="cache-inv/open/read")["Body"].read() == seeded_bytes(100)
         s3.copy_object(Bucket=BUCKET, Key="cache-inv/open/copy",
                        CopySource={"Bucket": BUCKET, "Key": "cache-inv/open/read"})
         with pytest.raises(botocore.exceptions.ClientError) as refused:

@@ -4,11 +4,11 @@ anything the cache cannot answer whole and fresh goes upstream. The upstream her
 of a 200/206/304 came from the cache, and a request that went upstream fails."""
 import http.client
 import os
-import subprocess
 import urllib.request
 
 import pytest
 
+from cache_support import probe, request, seeded_bytes
 from conftest import require_presignd_binary as presignd_binary
 from harness.presignd import Bucket, Presignd, PresigndConfig, Upstream
 from ops_helpers import metric, parse_metrics
@@ -17,18 +17,7 @@ SLICE = 64 * 1024
 SIZE = 3 * SLICE + 123
 
 
-def seed_byte(offset: int) -> int:
-    return (offset * 31 + 7 + (offset >> 16)) & 0xFF
-
-
-EXPECTED = bytes(seed_byte(i) for i in range(SIZE))
-
-
-def probe(*args: str) -> str:
-    binary = os.path.join(os.path.dirname(presignd_binary()), "presignd-cache-probe")
-    result = subprocess.run([binary, *args], capture_output=True, text=True, timeout=30)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return result.stdout
+EXPECTED = seeded_bytes(SIZE)
 
 
 @pytest.fixture
@@ -48,17 +37,6 @@ def daemon(work_dir):
         yield running
     finally:
         running.stop()
-
-
-def request(daemon: Presignd, method: str, path: str, headers: dict | None = None):
-    connection = http.client.HTTPConnection(daemon.listen_addresses[0].rsplit(":", 1)[0],
-                                            daemon.port, timeout=10)
-    try:
-        connection.request(method, path, headers=headers or {})
-        answer = connection.getresponse()
-        return answer.status, dict(answer.getheaders()), answer.read()
-    finally:
-        connection.close()
 
 
 def test_hits_are_answered_from_the_slices(daemon):

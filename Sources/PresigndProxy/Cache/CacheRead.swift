@@ -20,6 +20,9 @@ struct CachedHead: Equatable {
 enum CacheRead: Equatable {
     case upstream
     case local(CachedHead)
+    /// Stored whole but due (`revalidate_after`, `no-cache`): send the request upstream with these fields
+    /// (`If-None-Match`); a 304 is answered with this head from the slices, anything else passes through.
+    case revalidate(CachedHead, fields: HTTPHeaders)
 
     /// The most slices one local answer opens at once: their descriptors are queued in the client's output until
     /// sent (`SocketStream.appendFile`). A larger answer goes upstream until slices are opened as output drains.
@@ -38,10 +41,22 @@ enum CacheRead: Equatable {
         let plan = CachePlanner.plan(
             method: method, headers: headers, entry: entry, knownMissing: false,
             forcesRevalidation: forcesRevalidation, now: now, config: config)
+        if case .revalidate = plan {
+            // The client's own preconditions would meet ours upstream: its request goes as it is.
+            guard !headers.contains(where: { Self.isPrecondition($0.name) }) else { return .upstream }
+            let after = CachePlanner.plan(
+                method: method, headers: headers, entry: entry, knownMissing: false,
+                forcesRevalidation: forcesRevalidation, revalidated: true, now: now, config: config)
+            guard case .local(let head) = local(after, method: method) else { return .upstream }
+            return .revalidate(head, fields: Freshness.revalidationHeaders(entry.stored))
+        }
+        return local(plan, method: method)
+    }
+
+    /// The local answer a plan stands for, or `.upstream`.
+    private static func local(_ plan: CachePlan, method: String) -> CacheRead {
         switch plan {
         case .notModified(let fields):
-            var fields = fields
-            if config.xCacheHeader { fields.add(name: "X-Cache", value: "HIT") }
             return .local(CachedHead(status: 304, fields: fields, bytes: 0..<0, slices: 0..<0))
         case .serve(let answer):
             guard answer.missing.isEmpty, answer.framing.status != 416,
@@ -54,5 +69,42 @@ enum CacheRead: Equatable {
         case .notFound, .fill, .revalidate, .preconditionFailed, .uncached:
             return .upstream
         }
+    }
+
+    /// RFC 9110 §13.1 preconditions.
+    static func isPrecondition(_ name: String) -> Bool {
+        let lower = ASCII.lowercased(name)
+        return lower == "if-match" || lower == "if-none-match" || lower == "if-modified-since"
+            || lower == "if-unmodified-since" || lower == "if-range"
+    }
+
+    /// What an upstream answer to a revalidation means for the request (issue 23 §3): a 304 is answered from the
+    /// slices (the entry is validated now); a 200/206 of the same version passes through and validates it; one of
+    /// another version, or a 404, passes through and drops the entry (never mixed); anything else passes through
+    /// and leaves the entry as it is (stale is not served: the next use asks again).
+    enum Outcome: Equatable {
+        case serveCached
+        case passThrough(validates: Bool, invalidates: Bool)
+    }
+
+    static func outcome(of head: ResponseHead, stored: StoredResponse) -> Outcome {
+        switch Freshness.revalidation(versionFields(of: head), stored: stored) {
+        case .unchanged: head.status == 304 ? .serveCached : .passThrough(validates: true, invalidates: false)
+        case .replaced, .gone: .passThrough(validates: false, invalidates: true)
+        case .unknown: .passThrough(validates: false, invalidates: false)
+        }
+    }
+
+    /// The head with the fields that name a version and a size parsed (`Freshness` reads `headers`): the proxy's
+    /// response decoder leaves the rest of a head as `rawFields`, to forward as they came.
+    static func versionFields(of head: ResponseHead) -> ResponseHead {
+        guard head.rawFields != nil else { return head }
+        var fields = HTTPHeaders()
+        for name in ["ETag", "x-amz-version-id", "Content-Length", "Content-Range"] {
+            if let value = head.firstValue(ofLowercasedField: ASCII.lowercased(name)) {
+                fields.add(name: name, value: value)
+            }
+        }
+        return ResponseHead(status: head.status, headers: fields)
     }
 }

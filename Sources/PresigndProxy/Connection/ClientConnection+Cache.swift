@@ -22,31 +22,78 @@ extension ClientConnection {
     }
 }
 
+/// What the cache does with a request, decided at its head (`ClientConnection.cacheStart`).
+enum CacheStart {
+    case upstream
+    case local(LocalAnswer)
+    case revalidate(CacheRevalidation, fields: HTTPHeaders)
+}
+
 /// Cached answers (issue 23 §2 to §5): decided at the request's head, after the policy, written from slice files.
 extension ClientConnection {
-    /// The cached answer to a GET or HEAD, with its slices opened; nil to go upstream (a miss, a revalidation due,
-    /// a slice gone, a store error: the cache never answers with less than every byte).
-    func cachedAnswer(_ target: CacheReadTarget, head: RequestHead, plan: ForwardPlan) -> LocalAnswer? {
+    /// What the cache does with a GET or HEAD (issue 23): answer it (its slices opened), send it upstream with
+    /// `If-None-Match` to revalidate (its slices opened too), or nothing (a miss, a slice gone, a store error: the
+    /// cache never answers with less than every byte).
+    func cacheStart(_ target: CacheReadTarget, head: RequestHead, plan: ForwardPlan) -> CacheStart {
         guard let store = settings.caches[target.directory], let entry = try? store.lookup(target.name) else {
-            return nil
+            return .upstream
         }
         let decision = CacheRead.decide(
             method: head.method, queryNames: plan.request.query.map(\.name), headers: head.headers,
             key: target.name.key, entry: entry, now: CredentialRefresher.wallClockMilliseconds(),
             config: target.config)
-        guard case .local(let cached) = decision else { return nil }
+        let cached: CachedHead
+        switch decision {
+        case .upstream: return .upstream
+        case .local(let local): cached = local
+        case .revalidate(let local, _): cached = local
+        }
         let opened = OpenedSlices()
         for index in cached.slices {
             // Opened under the store's lock: an eviction after this unlinks the name, not these bytes.
             guard let slice = try? store.openSlice(entry.identity, index: index, within: cached.bytes) else {
-                return nil  // `opened` closes what it holds
+                return .upstream  // `opened` closes what it holds
             }
             let (offset, length) = (slice.offset, slice.length)
             opened.append(descriptor: slice.takeDescriptor(), offset: offset, length: length)
         }
+        if case .revalidate(_, let fields) = decision {
+            return .revalidate(
+                CacheRevalidation(store: store, entry: entry, head: cached, slices: opened), fields: fields)
+        }
         openedSlices = opened
         store.metrics.countHit(bytes: cached.bytes.count)
-        return .cached(CachedResponse(head: cached, method: head.method, logPath: plan.logPath))
+        return .local(.cached(CachedResponse(head: cached, method: head.method, logPath: plan.logPath)))
+    }
+
+    /// The head to send the client for the upstream's final answer: the exchange's revalidation, if any, decides.
+    func revalidated(_ head: ResponseHead, _ exchange: Exchange) -> ResponseHead {
+        guard let revalidation = exchange.cacheRevalidation else { return head }
+        exchange.cacheRevalidation = nil
+        return finishRevalidation(revalidation, upstream: head, exchange: exchange)
+    }
+
+    /// The upstream's answer to a revalidation: the head to send the client (the cached one after a 304, the
+    /// upstream's otherwise), the entry validated or dropped as the answer says.
+    func finishRevalidation(_ revalidation: CacheRevalidation, upstream head: ResponseHead, exchange: Exchange)
+        -> ResponseHead
+    {
+        let store = revalidation.store
+        let identity = revalidation.entry.identity
+        store.metrics.countRevalidation()
+        switch CacheRead.outcome(of: head, stored: revalidation.entry.stored) {
+        case .serveCached:
+            try? store.markValidated(identity, at: CredentialRefresher.wallClockMilliseconds())
+            store.metrics.countHit(bytes: revalidation.head.bytes.count)
+            exchange.cachedBody = revalidation.slices
+            return ResponseHead(
+                status: revalidation.head.status, reason: HTTPEncoder.reasonPhrase(for: revalidation.head.status),
+                headers: revalidation.head.fields)
+        case .passThrough(let validates, let invalidates):
+            if validates { try? store.markValidated(identity, at: CredentialRefresher.wallClockMilliseconds()) }
+            if invalidates { _ = try? store.invalidate(identity.name) }
+            return head
+        }
     }
 
     /// Writes a cached answer: its head, then its slices as file pieces of the output (sent with `sendfile`).
@@ -64,19 +111,27 @@ extension ClientConnection {
         write(bytes)
         let pieces = openedSlices?.take() ?? []
         openedSlices = nil
-        for (index, piece) in pieces.enumerated() {
-            do {
-                try stream.appendFile(descriptor: piece.descriptor, offset: piece.offset, length: piece.length)
-            } catch {
-                // The head is out: the body cannot be completed, the client must see a cut, not a short answer.
-                for rest in pieces[(index + 1)...] { Glibc.close(rest.descriptor) }
-                worker.logger.error("Cache answer failed", metadata: ["error": error.description])
-                handle(.clientEnded(.aborted))
-                return
-            }
-        }
+        guard sendCachedBody(pieces, exchange: nil) else { return }
         worker.localResponseSent(
             method: response.method, path: response.logPath, status: response.head.status,
             bytesOut: response.head.bytes.count, client: peer, requestID: requestID, errorCode: nil)
+    }
+
+    /// Queues a cached answer's slices after its head; false when one could not be queued (the connection is then
+    /// cut: the head is out, the client must see a cut rather than a short answer).
+    @discardableResult
+    func sendCachedBody(_ pieces: [(descriptor: Int32, offset: Int, length: Int)], exchange: Exchange?) -> Bool {
+        for (index, piece) in pieces.enumerated() {
+            do {
+                try stream.appendFile(descriptor: piece.descriptor, offset: piece.offset, length: piece.length)
+                exchange?.responseBodyBytes += piece.length
+            } catch {
+                for rest in pieces[(index + 1)...] { Glibc.close(rest.descriptor) }
+                worker.logger.error("Cache answer failed", metadata: ["error": error.description])
+                handle(.clientEnded(.aborted))
+                return false
+            }
+        }
+        return true
     }
 }

@@ -117,12 +117,18 @@ extension ClientConnection {
             case .redirect(let plan):
                 request.logPath = plan.path
                 start.route = .local(redirect(plan))
-            case .forward(let plan):
+            case .forward(var plan):
                 // Policy first: only a request the rewriter routed and allowed gets here.
-                if let target = plan.cacheRead, !hasBody, let cached = cachedAnswer(target, head: head, plan: plan) {
+                let cache = plan.cacheRead.map { hasBody ? .upstream : cacheStart($0, head: head, plan: plan) }
+                switch cache ?? .upstream {
+                case .local(let cached):
                     request.logPath = plan.logPath
                     start.route = .local(cached)
-                } else {
+                case .revalidate(let revalidation, let fields):
+                    for (name, value) in fields { plan.request.headers.append((name, value)) }
+                    start.route = try forwardRoute(plan, head: head, hasBody: hasBody, isHTTP10: isHTTP10)
+                    exchange?.cacheRevalidation = revalidation
+                case .upstream:
                     start.route = try forwardRoute(plan, head: head, hasBody: hasBody, isHTTP10: isHTTP10)
                 }
             }

@@ -168,7 +168,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
                     continue
                 }
                 worker.observeUpstreamDate(head, upstream: exchange.upstreamIndex, settings: settings, always: false)
-                answerArrived(head, exchange)
+                answerArrived(revalidated(head, exchange), exchange)
             case .body(let skip, let count):
                 input.drain(skip)
                 if count > 0 && exchange.retry.held != nil && holdAnswerBody(exchange, from: input, count: count) {
@@ -240,6 +240,10 @@ extension ClientConnection: UpstreamConnectionDelegate {
             }
             HTTPEncoder.append("\r\n", into: &bytes)
             write(bytes)
+        }
+        if let body = exchange.cachedBody {
+            exchange.cachedBody = nil
+            sendCachedBody(body.take(), exchange: exchange)
         }
     }
 }

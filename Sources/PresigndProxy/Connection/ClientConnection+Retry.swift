@@ -170,7 +170,7 @@ extension ClientConnection {
 
     /// Sends a held answer to the client after all: its head, what was read of its body, and its end.
     private func passOn(_ held: HeldAnswer, _ exchange: Exchange, ended: Bool, upstreamReusable: Bool) {
-        answerArrived(held.head, exchange)
+        answerArrived(revalidated(held.head, exchange), exchange)
         if !held.body.isEmpty {
             exchange.responseBodyBytes += held.body.count
             if machine.responseFraming == .rechunked {

@@ -41,6 +41,10 @@ final class Exchange {
     var retry = ExchangeRetryState()
     /// The cached objects this request makes stale: dropped when it is sent and again when its answer arrives.
     var cacheInvalidation: CacheInvalidation?
+    /// A revalidation of a cached object in flight; after its 304, the slices the answer's body is sent from
+    /// (queued after the head by `writeResponseHead`).
+    var cacheRevalidation: CacheRevalidation?
+    var cachedBody: OpenedSlices?
 
     init(
         id: RequestID, method: String, logPath: String, bucket: String, upstreamIndex: Int, startedAtMicros: Int,

@@ -38,26 +38,29 @@ func wallClockMilliseconds() -> Int {
     return spec.tv_sec * 1000 + spec.tv_nsec / 1_000_000
 }
 
-/// `seed`: KEY or KEY=SIZE, every slice present, validated now; `lookup`: `present KEY` or `absent KEY` per key.
+/// `seed`: KEY, KEY=SIZE or KEY=SIZE@ETAG, every slice present, validated now; `lookup`: `present KEY` or `absent KEY` per key.
 func seedOrLookup(_ mode: String, config: String, bucket: String, keys: [String]) -> Never {
     let (store, bucketName, sliceSize) = seedStore(config: config, bucket: bucket)
     do {
         for argument in keys {
-            // KEY or KEY=SIZE (default 100 bytes).
+            // KEY, KEY=SIZE (default 100 bytes) or KEY=SIZE@ETAG (default "seed").
             let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
             let key = parts[0]
-            let size = parts.count == 2 ? Int(parts[1]) ?? 100 : 100
+            // SIZE@ETAG: the upstream's ETag (a benchmark's revalidations then get 304s).
+            let sizeAndTag = parts.count == 2 ? parts[1].split(separator: "@", maxSplits: 1).map(String.init) : []
+            let size = sizeAndTag.first.flatMap { Int($0) } ?? 100
+            let etag = sizeAndTag.count == 2 ? sizeAndTag[1] : "\"seed\""
             var name = bucketName
             name.key = key
             if mode == "lookup" {
                 say((try store.lookup(name) == nil ? "absent " : "present ") + key)
                 continue
             }
-            let identity = ObjectIdentity(name: name, version: ObjectVersion(etag: "\"seed\""))
+            let identity = ObjectIdentity(name: name, version: ObjectVersion(etag: etag))
             let stored = StoredResponse(
                 objectSize: size,
                 headers: [
-                    "ETag": "\"seed\"", "Content-Type": "application/x-seed",
+                    "ETag": etag, "Content-Type": "application/x-seed",
                     "Last-Modified": "Tue, 01 Dec 2026 10:00:00 GMT",
                 ])
             let entry = try store.store(identity, stored: stored, sliceSize: sliceSize, now: wallClockMilliseconds())

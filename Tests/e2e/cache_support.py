@@ -19,6 +19,17 @@ def probe(*args: str) -> dict[str, str]:
     return {line.split(" ", 1)[1]: line.split(" ", 1)[0] for line in result.stdout.splitlines()}
 
 
+def seed(config, work_dir: str, bucket: str, *objects: str) -> str:
+    """Writes `config` (a PresigndConfig) as seed.toml in `work_dir` and seeds `objects` (KEY, KEY=SIZE or
+    KEY=SIZE@ETAG) into `bucket`'s cache directory; returns the file's path (for `probe("lookup", ...)`)."""
+    path = os.path.join(work_dir, "seed.toml")
+    with open(path, "w") as f:
+        f.write(config.render())
+    if objects:
+        probe("seed", path, bucket, *objects)
+    return path
+
+
 def seeded_bytes(size: int) -> bytes:
     """What `presignd-cache-probe seed` writes for an object of `size` bytes (its ETag is "seed")."""
     return bytes((offset * 31 + 7 + (offset >> 16)) & 0xFF for offset in range(size))

@@ -12,7 +12,7 @@ import urllib.request
 import botocore.exceptions
 import pytest
 
-from cache_support import probe, seeded_bytes
+from cache_support import probe, seed, seeded_bytes
 from conftest import BUCKET, require_presignd_binary as presignd_binary
 from harness.presignd import Bucket, Presignd, PresigndConfig, Upstream
 from ops_helpers import metric, parse_metrics, promtool_check
@@ -28,10 +28,7 @@ def cached(moto, work_dir):
             "cache": {"directory": os.path.join(work_dir, "cache"), "max_size": "64MiB", "revalidate_after": "1h"},
         })],
         admin_listen="")
-    path = os.path.join(work_dir, "seed.toml")
-    with open(path, "w") as f:
-        f.write(config.render())
-    return config, path
+    return config, seed(config, work_dir, BUCKET)
 
 
 KEYS = ["cache-inv/open/put", "cache-inv/open/delete", "cache-inv/open/read", "cache-inv/open/copy",

@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from cache_support import ObjectUpstream, probe, request, seeded_bytes
-from conftest import require_presignd_binary as presignd_binary
+from cache_support import ObjectUpstream, request, seed, seeded_bytes
+from conftest import BUCKET, require_presignd_binary as presignd_binary
 from harness.presignd import Bucket, Presignd, PresigndConfig, Upstream
 
 SLICE = 64 * 1024
@@ -25,10 +25,7 @@ def setup(work_dir):
     config = PresigndConfig(
         upstreams=[Upstream("s3", upstream.endpoint, "AKID", "SECRET", extra={"max_attempts": 1})],
         buckets=[Bucket("photos", "s3", access="read-only", extra={"cache": cache})])
-    path = os.path.join(work_dir, "seed.toml")
-    with open(path, "w") as f:
-        f.write(config.render())
-    probe("seed", path, "photos", f"open/object={SIZE}", f"open/other={SIZE}")
+    seed(config, work_dir, "photos", f"open/object={SIZE}", f"open/other={SIZE}")
     daemon = Presignd(presignd_binary(), config, os.path.join(work_dir, "daemon")).start()
     try:
         yield daemon, upstream
@@ -81,3 +78,24 @@ def test_a_deleted_object_is_dropped_and_an_upstream_error_serves_nothing_stale(
     status, headers, body = request(daemon, "GET", OTHER)
     assert (status, body, headers["X-Cache"]) == (200, SEEDED, "REVALIDATED")
     assert upstream.taken() == [("GET", OTHER, '"seed"', None), ("GET", OTHER, '"seed"', None)]
+
+
+def test_revalidations_are_signed_and_answered_by_the_s3_test_server(moto, moto_s3, work_dir):
+    """The added If-None-Match is signed with the rest: the signature-checking S3 test server answers it 304."""
+    data = b"revalidated through a signature-checking server" * 100
+    etag = moto_s3.put_object(Bucket=BUCKET, Key="cache-reval/object", Body=data)["ETag"]
+    cache = {"directory": os.path.join(work_dir, "cache"), "max_size": "64MiB", "x_cache_header": True}
+    config = PresigndConfig(
+        upstreams=[Upstream("moto", moto.endpoint, moto.access_key_id, moto.secret_access_key)],
+        buckets=[Bucket(BUCKET, "moto", access="read-only", extra={"cache": cache})], admin_listen="")
+    seed(config, work_dir, BUCKET, f"cache-reval/object={len(data)}@{etag}")
+    daemon = Presignd(presignd_binary(), config, os.path.join(work_dir, "daemon")).start()
+    try:
+        status, headers, body = request(daemon, "GET", f"/{BUCKET}/cache-reval/object")
+        # The bytes are the probe's (seeded under the server's ETag): they came from the slices after a 304.
+        assert (status, headers["X-Cache"], body) == (200, "REVALIDATED", seeded_bytes(len(data)))
+        moto_s3.put_object(Bucket=BUCKET, Key="cache-reval/object", Body=b"changed")
+        status, headers, body = request(daemon, "GET", f"/{BUCKET}/cache-reval/object")
+        assert (status, body, headers.get("X-Cache")) == (200, b"changed", None)
+    finally:
+        daemon.stop()

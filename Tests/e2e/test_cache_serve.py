@@ -8,7 +8,7 @@ import urllib.request
 
 import pytest
 
-from cache_support import probe, request, seeded_bytes
+from cache_support import request, seed, seeded_bytes
 from conftest import require_presignd_binary as presignd_binary
 from harness.presignd import Bucket, Presignd, PresigndConfig, Upstream
 from ops_helpers import metric, parse_metrics
@@ -28,10 +28,7 @@ def daemon(work_dir):
         upstreams=[Upstream("gone", "http://127.0.0.1:9", "AKID", "SECRET", extra={"max_attempts": 1})],
         buckets=[Bucket("photos", "gone", access="read-only",
                         extra={"allowed_prefixes": ["open/"], "cache": cache})])
-    path = os.path.join(work_dir, "seed.toml")
-    with open(path, "w") as f:
-        f.write(config.render())
-    probe("seed", path, "photos", f"open/object={SIZE}", f"closed/object={SIZE}")
+    seed(config, work_dir, "photos", f"open/object={SIZE}", f"closed/object={SIZE}")
     running = Presignd(presignd_binary(), config, os.path.join(work_dir, "daemon")).start()
     try:
         yield running

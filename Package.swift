@@ -39,7 +39,7 @@ let package = Package(
             name: "PresigndProxy",
             dependencies: [
                 "PresigndSigV4", "PresigndHTTP1", "PresigndConfig", "PresigndPolicy", "PresigndIO", "PresigndOpenSSL",
-                "COpenSSL",
+                "COpenSSL", "PresigndCache",
             ]
         ),
 
@@ -78,15 +78,17 @@ let package = Package(
         .executableTarget(
             name: "presignd-cache-bench", dependencies: ["PresigndCache", "PresigndTestSupport"],
             path: "Tests/PresigndCacheBench"),
-        // Writes slices until killed, for the cache's crash test (PresigndCacheTests.CrashRecoveryTests).
+        // Writes slices until killed, for the cache's crash test (PresigndCacheTests.CrashRecoveryTests); seeds and
+        // looks up objects for the cache's end-to-end tests and scripts/bench_cache.py.
         .executableTarget(
-            name: "presignd-cache-probe", dependencies: ["PresigndCache"], path: "Tests/PresigndCacheProbe"),
+            name: "presignd-cache-probe", dependencies: ["PresigndCache", "PresigndConfig"],
+            path: "Tests/PresigndCacheProbe"),
         .testTarget(name: "PresigndIOTests", dependencies: ["PresigndIO", "COpenSSL", "PresigndTestSupport"]),
         // Runs a listener at the file-descriptor ceiling in a process of its own (PresigndIOTests.ListenerTests).
         .executableTarget(name: "presignd-io-probe", dependencies: ["PresigndIO"], path: "Tests/PresigndIOProbe"),
         .testTarget(
             name: "PresigndProxyTests",
-            dependencies: ["PresigndProxy", "PresigndConfig", "PresigndHTTP1", "PresigndTestSupport"]),
+            dependencies: ["PresigndProxy", "PresigndConfig", "PresigndHTTP1", "PresigndCache", "PresigndTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

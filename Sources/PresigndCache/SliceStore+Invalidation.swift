@@ -4,7 +4,18 @@ extension SliceStore {
     /// Returns the number of objects dropped (0 or 1).
     @discardableResult
     public func invalidate(_ name: ObjectName) throws(CacheError) -> Int {
-        try invalidate { $0 == name }
+        let key = try Self.key(name)
+        let root = objectsRoot
+        // By key, not by a scan: a write through presignd pays one hash, whatever the store holds.
+        let dropped = try state.withLock { (state) throws(CacheError) -> Int in
+            if state.missing[key]?.name == name { state.missing[key] = nil }
+            guard state.entries[key]?.meta.identity.name == name else { return 0 }
+            try Self.remove(key, in: &state, root: root, keepDirectory: false)
+            return 1
+        }
+        emptyTrash()
+        metrics.setSize(state.withLock { $0.eviction.totalSize })
+        return dropped
     }
 
     /// Drops every object of `bucket` (on `upstream`, when given) whose key starts with `keyPrefix`.

@@ -136,6 +136,26 @@ public struct IOBuffer {
         return got
     }
 
+    /// Appends `length` bytes of the file open as `descriptor`, from `offset`, without reading them
+    /// (`evbuffer_add_file_segment`: a buffer flagged `EVBUFFER_FLAG_DRAINS_TO_FD` keeps a `sendfile` chain, others
+    /// map the file). Takes the descriptor in every case: closed once the bytes are sent or dropped, or here when
+    /// the append fails. Renaming or unlinking the file meanwhile changes nothing: the bytes are the descriptor's.
+    /// A stream's output takes files through `SocketStream.appendFile`, which sends them with `evbuffer_write`.
+    package func appendFile(descriptor: Int32, offset: Int, length: Int) throws(IOError) {
+        guard
+            let segment = evbuffer_file_segment_new(
+                descriptor, Int64(offset), Int64(length), UInt32(EVBUF_FS_CLOSE_ON_FREE))
+        else {
+            Glibc.close(descriptor)
+            throw .outOfMemory("evbuffer_file_segment_new")
+        }
+        // The buffer holds its own reference; ours goes now (the last one closes the descriptor).
+        defer { evbuffer_file_segment_free(segment) }
+        guard evbuffer_add_file_segment(pointer, segment, 0, Int64(length)) == 0 else {
+            throw .outOfMemory("evbuffer_add_file_segment")
+        }
+    }
+
     /// Writes from the buffer's start to `fd` and drains what was written (`evbuffer_write`). Returns how many
     /// bytes went; 0 when `fd` would block. `EINTR` is retried; any other error is thrown.
     public func write(to fd: Int32) throws(IOError) -> Int {

@@ -46,6 +46,9 @@ public final class SocketStream: ByteStream {
     let timerEvent: OpaquePointer
     /// The write event is added: the socket did not take everything.
     private(set) var isWriteArmed = false
+    /// The output holds a file piece (`appendFile`): `evbuffer_peek` cannot show it, so writes go through
+    /// `evbuffer_write` (`sendfile` for it, `writev` for the memory before it) until the output is empty.
+    var sendsFiles = false
     /// `output` was above `writeLowWatermark` since the last drained report (or flush that brought it down).
     private var wasAboveLowWatermark = false
 
@@ -96,6 +99,8 @@ public final class SocketStream: ByteStream {
             Glibc.close(fd)
             throw error
         }
+        // The output only ever drains to the socket: file segments (`IOBuffer.appendFile`) go with `sendfile`.
+        _ = evbuffer_set_flags(buffers[1], UInt64(EVBUFFER_FLAG_DRAINS_TO_FD))
         input = IOBuffer(buffers[0])
         output = IOBuffer(buffers[1])
         readEvent = made[0]
@@ -296,6 +301,7 @@ public final class SocketStream: ByteStream {
     /// Everything the socket takes, as `evbuffer_write` would, again while it takes all that was offered.
     /// Returns what is left and the `errno` of a failure (0: none; a full socket is no failure).
     private func writeOut(_ pending: Int) -> (remaining: Int, errno: Int32) {
+        if sendsFiles { return writeOutWithFiles(pending) }
         var remaining = pending
         while remaining > 0 {
             let (sent, offered) = SocketWriter.send(output, fd: fd)

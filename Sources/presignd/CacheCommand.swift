@@ -65,7 +65,8 @@ enum CacheCommand {
         }
         var status = ExitCode.ok
         let wholeDirectories = parsed.value("bucket") == nil
-        for directory in directories(buckets) {
+        for directory in configuration.cacheDirectories
+        where buckets.contains(where: { $0.cache?.directory == directory.path }) {
             let sharing = buckets.filter { $0.cache?.directory == directory.path }
             let code = run(
                 action, directory: directory, buckets: wholeDirectories ? nil : sharing, configuration: configuration,
@@ -75,19 +76,10 @@ enum CacheCommand {
         return status
     }
 
-    /// The directories the buckets use, each with its cap, in file order.
-    private static func directories(_ buckets: [BucketConfig]) -> [(path: String, maxSize: Int)] {
-        var result: [(path: String, maxSize: Int)] = []
-        for cache in buckets.compactMap(\.cache) where !result.contains(where: { $0.path == cache.directory }) {
-            result.append((cache.directory, cache.maxSize))
-        }
-        return result
-    }
-
     /// `buckets` nil: the whole directory (purge also drops objects of buckets no longer configured); `listing`:
     /// the buckets `stats` shows one by one.
     private static func run(
-        _ action: String, directory: (path: String, maxSize: Int), buckets: [BucketConfig]?,
+        _ action: String, directory: CacheDirectory, buckets: [BucketConfig]?,
         configuration: Configuration, prefix: String?, listing: [BucketConfig]
     ) -> Int32 {
         guard access(directory.path, F_OK) == 0 else {

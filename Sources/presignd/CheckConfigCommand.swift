@@ -87,7 +87,7 @@ enum CheckConfigCommand {
         return lines.map { "  " + $0 }.joined(separator: "\n")
     }
 
-    /// One line per cache directory: its cap, who shares it, and that it is not served yet (issue 23).
+    /// One line per cache directory: its cap, who shares it, and that it is not filled yet (issue 23).
     static func cacheSummary(_ buckets: [BucketConfig]) -> [String] {
         var directories: [String] = []
         for bucket in buckets {
@@ -103,7 +103,7 @@ enum CheckConfigCommand {
             }
             let cap = sharing.first?.cache.map { ByteSize.format($0.maxSize) } ?? "?"
             return "cache \(directory): max_size \(cap), buckets \(details.joined(separator: ", ")); "
-                + "not served yet (issue 23): every GET goes upstream"
+                + "not filled yet (issue 23): every GET goes upstream"
         }
     }
 }

@@ -8,6 +8,7 @@ import PresigndCache
 // PresigndCacheTests.CrashRecoveryTests. Prints `pid N`, then `committed OBJECT SLICE` after each commit.
 //   pause-mid-write   after 5 commits, writes half of the next slice, says `mid-write` and waits to be killed
 //   fill-forever      never stops: the kill lands wherever it lands
+// presignd-cache-probe seed|lookup CONFIG BUCKET KEY...: see Seed.swift.
 
 /// Byte `offset` of probe object `object`: every slice's content is known to the test.
 func probeByte(object: Int, offset: Int) -> UInt8 {
@@ -20,6 +21,9 @@ func say(_ line: String) {
 }
 
 let arguments = CommandLine.arguments
+if arguments.count >= 4, ["seed", "lookup"].contains(arguments[1]) {
+    seedOrLookup(arguments[1], config: arguments[2], bucket: arguments[3], keys: Array(arguments.dropFirst(4)))
+}
 guard arguments.count == 3, ["pause-mid-write", "fill-forever"].contains(arguments[1]) else {
     say("usage: presignd-cache-probe pause-mid-write|fill-forever DIRECTORY")
     exit(64)

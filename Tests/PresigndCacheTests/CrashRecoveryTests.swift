@@ -83,7 +83,9 @@ import Testing
         let (report, checked) = try checkRecovered(scratch.directory)
         #expect(checked >= stopAfter, "\(lines.suffix(3)) \(report)")
         #expect(report.keptSlices == checked)
-        #expect(report.droppedObjects == 0)
+        // A kill right after an object's last slice lands in the next object's `store`: its directory may hold
+        // only a `tmp-meta-*`, dropped as an object without `meta` (stopAfter 11, 22 or 33: one run in 13).
+        #expect(report.droppedObjects <= 1, "\(lines.suffix(3)) \(report)")
     }
 
     @Test func theCheckDropsForeignAndDamagedState() throws {

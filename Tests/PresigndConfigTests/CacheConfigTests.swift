@@ -35,7 +35,7 @@ import Testing
     @Test func warnsThatTheCacheIsNotServedYet() throws {
         let text = minimalUpstream + "\ncache = { directory = \"/c\", max_size = \"1GiB\" }\n"
         let configuration = try #require(loaded(text))
-        #expect(configuration.warnings.map(\.message).contains { $0.contains("not served yet") })
+        #expect(configuration.warnings.map(\.message).contains { $0.contains("not filled yet") })
     }
 
     @Test func reportsMistakesAtTheirPosition() {

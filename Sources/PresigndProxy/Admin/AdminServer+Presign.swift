@@ -62,7 +62,7 @@ extension AdminServer {
     /// A JSON API request, whose body is read before it is answered.
     func isAPIPath(_ head: RequestHead) -> Bool {
         let path = Self.path(of: head)
-        return path == Self.presignPath || path == Self.credentialsPath
+        return path == Self.presignPath || path == Self.credentialsPath || path == Self.cachePurgePath
     }
 
     func tooLarge(_ head: RequestHead) -> LocalResponse {
@@ -111,6 +111,9 @@ extension AdminServer {
         }
         guard mediaType == "application/json" else {
             return error(415, "UnsupportedMediaType", "content-type", "send Content-Type: application/json", cors)
+        }
+        if Self.path(of: head) == Self.cachePurgePath {
+            return respondCachePurge(body: body, headers: cors + [("Cache-Control", "no-store")])
         }
         if Self.path(of: head) == Self.credentialsPath {
             return respondCredentials(body: body, principal: principal, headers: cors + [("Cache-Control", "no-store")])

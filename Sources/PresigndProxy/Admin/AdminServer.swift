@@ -105,6 +105,7 @@ final class AdminServer {
                 + MetricsText.renderLimits(limitFigures)
                 + MetricsText.renderCredentials(daemon.credentialMetrics)
                 + MetricsText.renderRetries(workers: workers, clocks: daemon.clocks.all)
+                + MetricsText.renderCache(daemon.cacheFigures)
             return LocalResponse(status: 200, contentType: "text/plain; version=0.0.4", body: Array(text.utf8))
         default:
             return LocalResponse(status: 404, text: "not found")

@@ -43,6 +43,8 @@ extension ClientConnection {
                     requestID: requestID, errorCode: code, denial: denial, principal: principalName,
                     principalLabel: principalLabel)
             }
+        case .cached(let response):
+            writeCached(response, closing: closing)
         case .prepared(let response):
             let requestID = worker.nextRequestID()
             writeLocal(

@@ -116,8 +116,20 @@ extension ClientConnection {
             case .redirect(let plan):
                 request.logPath = plan.path
                 start.route = .local(redirect(plan))
-            case .forward(let plan):
-                start.route = try forwardRoute(plan, head: head, hasBody: hasBody, isHTTP10: isHTTP10)
+            case .forward(var plan):
+                // Policy first: only a request the rewriter routed and allowed gets here.
+                let cache = plan.cacheRead.map { hasBody ? .upstream : cacheStart($0, head: head, plan: plan) }
+                switch cache ?? .upstream {
+                case .local(let cached):
+                    request.logPath = plan.logPath
+                    start.route = .local(cached)
+                case .revalidate(let revalidation, let fields):
+                    for (name, value) in fields { plan.request.headers.append((name, value)) }
+                    start.route = try forwardRoute(plan, head: head, hasBody: hasBody, isHTTP10: isHTTP10)
+                    exchange?.cacheRevalidation = revalidation
+                case .upstream:
+                    start.route = try forwardRoute(plan, head: head, hasBody: hasBody, isHTTP10: isHTTP10)
+                }
             }
         } catch {
             start.route = .local(.error(error))
@@ -145,6 +157,8 @@ extension ClientConnection {
             id: worker.nextRequest(), method: head.method, logPath: plan.logPath, bucket: plan.bucket,
             upstreamIndex: plan.upstreamIndex, startedAtMicros: worker.nowMicroseconds(), encodedHead: [],
             requestHasBody: hasBody, clientKeepAlive: decoder.isKeepAlive, clientIsHTTP10: isHTTP10)
+        exchange.cacheInvalidation = plan.cacheInvalidation
+        invalidateCache(exchange)
         if let spoolLimit {
             try startSpool(exchange, plan: plan, limit: spoolLimit, declaredLength: declaredLength)
         } else {

@@ -161,6 +161,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
                     continue
                 }
                 exchange.ops.responseHeadArrived(status: head.status, at: worker.nowMicroseconds())
+                invalidateCache(exchange)
                 exchange.responseStatus = head.status
                 if holdsAnswer(head, exchange) {
                     exchange.retry.held = HeldAnswer(head: head)
@@ -168,7 +169,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
                     continue
                 }
                 worker.observeUpstreamDate(head, upstream: exchange.upstreamIndex, settings: settings, always: false)
-                answerArrived(head, exchange)
+                answerArrived(revalidated(head, exchange), exchange)
             case .body(let skip, let count):
                 input.drain(skip)
                 if count > 0 && exchange.retry.held != nil && holdAnswerBody(exchange, from: input, count: count) {
@@ -242,5 +243,9 @@ extension ClientConnection: UpstreamConnectionDelegate {
             write(bytes)
         }
         writeHeldBody(exchange)
+        if let body = exchange.cachedBody {
+            exchange.cachedBody = nil
+            sendCachedBody(body.take(), exchange: exchange)
+        }
     }
 }

@@ -28,6 +28,8 @@ final class ClientConnection: StreamDelegate {
     var machine: ConnectionStateMachine
     /// The forwarded exchange in flight: what was sent upstream and what the access log needs.
     var exchange: Exchange?
+    /// The slices of a cached answer decided but not written yet (issue 23).
+    var openedSlices: OpenedSlices?
     /// Method, log path and HTTP version of the request being handled (local answers need them).
     var request = RequestSummary.none
     /// The client's address as text, formatted once per connection (logs, metrics).

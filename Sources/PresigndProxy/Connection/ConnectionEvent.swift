@@ -87,6 +87,15 @@ enum LocalAnswer: Equatable {
     case error(ProxyError)
     /// Prepared by the driver (the service root's bucket list, a redirect): written as it is.
     case prepared(PreparedResponse)
+    /// From the read cache (issue 23): the head, and the slices the connection holds open (`openedSlices`).
+    case cached(CachedResponse)
+}
+
+/// A cached answer: written by `ClientConnection.writeCached`.
+struct CachedResponse: Equatable {
+    var head: CachedHead
+    var method: String
+    var logPath: String
 }
 
 /// A complete local response other than an error.

@@ -39,6 +39,12 @@ final class Exchange {
     var ops: ExchangeObservation
     /// What a retry needs (issue 21 §3, §4): the plan to sign again, the body to send again, the answer held.
     var retry = ExchangeRetryState()
+    /// The cached objects this request makes stale: dropped when it is sent and again when its answer arrives.
+    var cacheInvalidation: CacheInvalidation?
+    /// A revalidation of a cached object in flight; after its 304, the slices the answer's body is sent from
+    /// (queued after the head by `writeResponseHead`).
+    var cacheRevalidation: CacheRevalidation?
+    var cachedBody: OpenedSlices?
 
     init(
         id: RequestID, method: String, logPath: String, bucket: String, upstreamIndex: Int, startedAtMicros: Int,

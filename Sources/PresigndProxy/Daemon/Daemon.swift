@@ -43,6 +43,8 @@ final class Daemon {
     let spoolBudget: SpoolBudget
     /// Every upstream's clock offset, shared by the workers and the presign API (issue 21 §4).
     let clocks = UpstreamClocks()
+    /// The cache directories' stores (issue 23), opened before the workers start and kept across reloads.
+    let cacheStores = CacheStores()
     /// The running configuration's settings (the admin side's presign API reads them; a reload swaps them).
     var settings: ProxySettings { plan.settings }
     /// The running configuration (the credentials API mints against its buckets' policies).
@@ -76,6 +78,11 @@ final class Daemon {
     }
 
     private func start(watchdogMilliseconds: Int?) throws(StartupError) {
+        // Before anything is bound: a directory another process holds is a start failure with nothing served.
+        let prepared = try cacheStores.prepare(plan.cacheDirectories)
+        logOpened(prepared)
+        _ = cacheStores.commit(prepared)
+        plan.settings = plan.settings.with(caches: cacheStores.current)
         let count = DaemonPlan.workerCount(configured: plan.workers)
         let sockets = try bindAll(plan.listen, workers: count)
         for index in 0..<count {
@@ -267,7 +274,17 @@ final class Daemon {
             health.noteReload(ok: false)
             logger.error("Reload failed; keeping the running configuration", metadata: ["errors": error.description])
             for line in error.lines { logger.error("Configuration error", metadata: ["error": line]) }
-        case .success(let newPlan):
+        case .success(var newPlan):
+            // New cache directories open first; the running stores change only once nothing else can fail.
+            let prepared: CacheStores.Prepared
+            do {
+                prepared = try cacheStores.prepare(newPlan.cacheDirectories)
+            } catch {
+                health.noteReload(ok: false)
+                logger.error("Reload failed; keeping the running configuration", metadata: ["error": "\(error)"])
+                notifier.notify("READY=1\nSTATUS=" + statusLine(boundAddresses()))
+                return
+            }
             var sockets: [[ListenSocket]]? = nil
             if newPlan.listen != boundListen {
                 do {
@@ -285,6 +302,12 @@ final class Daemon {
                     logger.info("Listening", metadata: ["listen.address": socket.boundAddress])
                 }
             }
+            logOpened(prepared)
+            for failure in cacheStores.commit(prepared) {
+                logger.error(
+                    "Cache resize failed", metadata: ["cache.directory": failure.directory, "error": failure.reason])
+            }
+            newPlan.settings = newPlan.settings.with(caches: cacheStores.current)
             for (index, worker) in workers.enumerated() {
                 worker.requestReload(newPlan.settings, listenSockets: sockets?[index])
             }
@@ -296,6 +319,22 @@ final class Daemon {
             if let sockets { lastBound = sockets.first?.map(\.boundAddress) ?? lastBound }
         }
         notifier.notify("READY=1\nSTATUS=" + statusLine(boundAddresses()))
+    }
+
+    /// One line per cache directory opened: what its check on open found and kept.
+    private func logOpened(_ prepared: CacheStores.Prepared) {
+        for store in prepared.opened {
+            let statistics = store.statistics()
+            let integrity = store.integrity
+            logger.info(
+                "Cache directory open",
+                metadata: [
+                    "cache.directory": store.directory, "cache.max_size": String(store.maxSize),
+                    "cache.objects": String(statistics.objects), "cache.bytes": String(statistics.bytes),
+                    "integrity.dropped_objects": String(integrity.droppedObjects),
+                    "integrity.dropped_files": String(integrity.droppedFiles),
+                ])
+        }
     }
 
     private static func removeSocketFiles(of specs: [ListenSpec]) {
@@ -322,6 +361,14 @@ final class Daemon {
     }
 
     var workerCount: Int { workers.count }
+
+    /// Each open cache directory's counters and contents (issue 23), by directory.
+    var cacheFigures: [MetricsText.CacheFigures] {
+        cacheStores.current.stores.sorted { $0.key < $1.key }.map {
+            MetricsText.CacheFigures(
+                directory: $0.key, counters: $0.value.metrics.snapshot, statistics: $0.value.statistics())
+        }
+    }
 
     /// Each worker's limit counters (accept pauses, shedding, slow bodies: issue 20).
     var limitCounters: [LimitCounters] { metrics.map(\.limits) }

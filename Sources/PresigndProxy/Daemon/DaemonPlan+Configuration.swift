@@ -1,3 +1,4 @@
+import PresigndCache
 import PresigndConfig
 import PresigndHTTP1
 import PresigndIO
@@ -33,6 +34,7 @@ extension DaemonPlan {
                 maxAttempts: upstream.maxAttempts, baseDelayMilliseconds: upstream.retryBaseDelay.milliseconds,
                 maxDelayMilliseconds: upstream.retryMaxDelay.milliseconds)
             target.isR2 = upstream.provider == .r2
+            target.objectNamespace = ObjectName.upstreamIdentity(upstream)
             if let source = upstream.refreshingCredentials { refreshingCredentials[name] = source }
             upstreams.append(target)
             summary.append(
@@ -68,6 +70,7 @@ extension DaemonPlan {
             route.redirect = bucket.redirect
             route.redirectExpires = min(max(1, bucket.redirectExpires.seconds), 604_800)
             route.maxPresignExpiry = min(max(1, bucket.maxPresignExpiry.seconds), 604_800)
+            route.cache = bucket.cache
             routes.append(route)
             summary.append(
                 (
@@ -126,7 +129,8 @@ extension DaemonPlan {
                 group: server.adminSocketGroup ?? server.unixSocketGroup),
             summary: summary, descriptors: descriptors,
             maxSpoolTotal: server.maxSpoolTotal ?? SpoolBudget.automaticLimit(directory: server.spoolDirectory),
-            refreshingCredentials: refreshingCredentials, configuration: configuration)
+            refreshingCredentials: refreshingCredentials, configuration: configuration,
+            cacheDirectories: configuration.cacheDirectories)
     }
 
     /// The descriptors the configuration needs within `limit`, and `max_connections` (configured, or the most that

@@ -38,6 +38,8 @@ struct DaemonPlan: Sendable {
     var refreshingCredentials: [String: RefreshingCredentialSource] = [:]
     /// The configuration the plan was made from: the credentials API checks minting against its buckets.
     var configuration: Configuration? = nil
+    /// The cache directories the buckets name (issue 23), each opened once by the daemon.
+    var cacheDirectories: [CacheDirectory] = []
 }
 
 extension DaemonPlan {

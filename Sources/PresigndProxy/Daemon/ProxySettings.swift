@@ -31,6 +31,8 @@ struct UpstreamTarget: Sendable {
     /// Cloudflare R2 (`provider = "r2"`): its `cf-*` extensions are forwarded, its unimplemented S3 features are
     /// answered locally (issue 21 §5).
     var isR2: Bool = false
+    /// `ObjectName.upstreamIdentity`: the upstream part of a cached object's name (configured name and endpoint).
+    var objectNamespace: String = ""
 }
 
 /// Client-side limits and timeouts.
@@ -74,14 +76,17 @@ final class ProxySettings: Sendable {
     let retryBudget: Int
     /// `retry_body_buffer`: streamed bodies up to this size are kept so they can be sent again.
     let retryBodyBuffer: Int
+    /// The open cache stores by directory (issue 23); a bucket's `[bucket.cache]` names its directory.
+    let caches: CacheStoreMap
 
     init(
         upstreams: [UpstreamTarget], routes: [BucketRoute], limits: ClientLimits, accessLog: Bool = true,
         allowedClients: [CIDR] = [], spoolDirectory: String = "/var/tmp", maxSpoolSize: Int? = nil,
         adminAPI: AdminAPISettings = AdminAPISettings(), tokens: [(name: String, secret: [UInt8])] = [],
         highWatermark: Int = 512 * 1024, lowWatermark: Int = 128 * 1024, retryBudget: Int = 100,
-        retryBodyBuffer: Int = 64 * 1024
+        retryBodyBuffer: Int = 64 * 1024, caches: CacheStoreMap = CacheStoreMap()
     ) {
+        self.caches = caches
         self.retryBudget = retryBudget
         self.retryBodyBuffer = retryBodyBuffer
         self.adminAPI = adminAPI
@@ -99,6 +104,15 @@ final class ProxySettings: Sendable {
 }
 
 extension ProxySettings {
+    /// The same settings with the daemon's open cache stores (opened after the plan is made, before it runs).
+    func with(caches: CacheStoreMap) -> ProxySettings {
+        ProxySettings(
+            upstreams: upstreams, routes: router.routes, limits: limits, accessLog: accessLog,
+            allowedClients: allowedClients, spoolDirectory: spoolDirectory, maxSpoolSize: maxSpoolSize,
+            adminAPI: adminAPI, tokens: tokens, highWatermark: highWatermark, lowWatermark: lowWatermark,
+            retryBudget: retryBudget, retryBodyBuffer: retryBodyBuffer, caches: caches)
+    }
+
     /// The name of the `[token.NAME]` whose token was presented, or nil. Every token is compared, so the time
     /// taken does not say which one came close.
     func tokenName(presented: String) -> String? {

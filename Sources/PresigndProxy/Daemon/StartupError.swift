@@ -12,6 +12,8 @@ public enum StartupError: Error, CustomStringConvertible, Sendable {
     case tls(String)
     /// The configuration cannot run within `RLIMIT_NOFILE`.
     case descriptorLimit(String)
+    /// A cache directory cannot be opened (held by another process, not creatable, unreadable).
+    case cache(directory: String, reason: String)
 
     public var description: String {
         switch self {
@@ -22,6 +24,7 @@ public enum StartupError: Error, CustomStringConvertible, Sendable {
         case .eventLoop(let reason): "event loop: \(reason)"
         case .tls(let reason): "TLS setup: \(reason)"
         case .descriptorLimit(let reason): reason
+        case .cache(let directory, let reason): "cannot open cache directory \(directory): \(reason)"
         }
     }
 

@@ -1,3 +1,4 @@
+import PresigndCache
 import PresigndConfig
 import PresigndHTTP1
 import PresigndPolicy
@@ -16,6 +17,17 @@ struct ForwardPlan {
     var verdict: PolicyVerdict
     /// DeleteObjects: the body is spooled whole (bounded) and each key checked before anything is sent.
     var deleteKeysPolicy: BucketPolicy? = nil
+    /// The cached objects this request makes stale (issue 23 §8), when a cache directory is open.
+    var cacheInvalidation: CacheInvalidation? = nil
+    /// A GET or HEAD of an object of a bucket whose cache directory is open: where to look it up (issue 23).
+    var cacheRead: CacheReadTarget? = nil
+}
+
+/// The object a GET or HEAD names, in the store of its bucket's cache directory.
+struct CacheReadTarget {
+    var directory: String
+    var name: ObjectName
+    var config: CacheConfig
 }
 
 /// How a request body reaches the upstream.
@@ -165,7 +177,28 @@ enum RequestRewriter {
             ForwardPlan(
                 upstreamIndex: route.upstreamIndex, bucket: route.name, logPath: path, request: request,
                 payload: payload, body: body, maxUploadSize: route.maxUploadSize, verdict: verdict,
-                deleteKeysPolicy: deleteKeysPolicy))
+                deleteKeysPolicy: deleteKeysPolicy,
+                cacheInvalidation: settings.caches.stores.isEmpty
+                    ? nil
+                    : CacheInvalidation.of(
+                        action: verdict.action, upstream: settings.upstreams[upstreamIndex].objectNamespace,
+                        bucket: route.name, key: String(decoding: key, as: UTF8.self)),
+                cacheRead: cacheReadTarget(route: route, operation: verdict.operation, key: key, settings: settings)))
+    }
+
+    /// The cache lookup of an object GET or HEAD, when the bucket's cache directory is open (issue 23).
+    static func cacheReadTarget(
+        route: BucketRoute, operation: S3Operation, key: ArraySlice<UInt8>, settings: ProxySettings
+    )
+        -> CacheReadTarget?
+    {
+        guard operation == .getObject || operation == .headObject, let config = route.cache,
+            settings.caches[config.directory] != nil
+        else { return nil }
+        let name = ObjectName(
+            upstream: settings.upstreams[route.upstreamIndex].objectNamespace, bucket: route.name,
+            key: String(decoding: key, as: UTF8.self))
+        return CacheReadTarget(directory: config.directory, name: name, config: config)
     }
 
     /// What the rewriter does with one client header.

@@ -21,6 +21,8 @@ struct BucketRoute: Sendable {
     var redirectExpires: Int = 300
     /// `max_presign_expiry`, seconds: the longest link the presign API and the CLI grant.
     var maxPresignExpiry: Int = 604_800
+    /// `[bucket.cache]` (issue 23): its store is `ProxySettings.caches[cache.directory]`.
+    var cache: CacheConfig? = nil
 
     init(name: String, upstreamIndex: Int, mount: [UInt8], isReadOnly: Bool) {
         self.name = name

@@ -34,6 +34,8 @@ def _toml_value(value) -> str:
         return toml_str(value)
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + " }"
     raise TypeError(f"cannot render {value!r} as TOML")
 
 

@@ -1,0 +1,33 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// File pieces in a stream's output (the read cache's slices, issue 23): queued without reading them, sent with
+/// `sendfile`.
+extension SocketStream {
+    /// Appends `length` bytes of the file open as `descriptor`, from `offset`, to the output without reading them:
+    /// sent with `sendfile`, after what the output holds. Takes the descriptor (closed once sent, or on failure).
+    public func appendFile(descriptor: Int32, offset: Int, length: Int) throws(IOError) {
+        try output.appendFile(descriptor: descriptor, offset: offset, length: length)
+        sendsFiles = true
+    }
+
+    /// `writeOut` while file pieces are queued: libevent's own writer, which sends a file chain with `sendfile`
+    /// and stops a `writev` before one.
+    func writeOutWithFiles(_ pending: Int) -> (remaining: Int, errno: Int32) {
+        var remaining = pending
+        while remaining > 0 {
+            let sent: Int
+            do {
+                sent = try output.write(to: fd)
+            } catch {
+                if case .system(_, let code) = error { return (remaining, code) }
+                return (remaining, EIO)
+            }
+            guard sent > 0 else { break }  // the socket is full
+            remaining -= sent
+        }
+        if remaining == 0 { sendsFiles = false }
+        return (remaining, 0)
+    }
+}

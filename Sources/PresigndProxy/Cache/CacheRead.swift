@@ -1,0 +1,110 @@
+import PresigndCache
+import PresigndConfig
+import PresigndHTTP1
+
+/// A cached answer the connection writes itself: the head, and the slices its body is cut from.
+struct CachedHead: Equatable {
+    var status: Int
+    /// The stored fields and the framing (`CachePlanner`): `Content-Length`, `Content-Range`, `Accept-Ranges`,
+    /// `X-Cache` when configured.
+    var fields: HTTPHeaders
+    /// The object's bytes the body carries, and the slices holding them (empty for HEAD and 304).
+    var bytes: Range<Int>
+    var slices: Range<Int>
+}
+
+/// Where a GET or HEAD of a cached bucket is answered (issue 23 §2 to §5), as far as the connection serves the
+/// cache now: locally when the store holds every byte of the answer and the entry is fresh, upstream as before
+/// otherwise (a miss, a revalidation due, a missing slice, several ranges, a version asked by id, an answer the
+/// cache does not write: 412, 416). Pure; the policy has allowed the request before this is asked.
+enum CacheRead: Equatable {
+    case upstream
+    case local(CachedHead)
+    /// Stored whole but due (`revalidate_after`, `no-cache`): send the request upstream with these fields
+    /// (`If-None-Match`); a 304 is answered with this head from the slices, anything else passes through.
+    case revalidate(CachedHead, fields: HTTPHeaders)
+
+    /// The most slices one local answer opens at once: their descriptors are queued in the client's output until
+    /// sent (`SocketStream.appendFile`). A larger answer goes upstream until slices are opened as output drains.
+    static let maxSlicesPerAnswer = 16
+
+    static func decide(
+        method: String, queryNames: [String], headers: HTTPHeaders, key: String, entry: CachedObject?, now: Int,
+        config: CacheConfig
+    ) -> CacheRead {
+        guard
+            case .lookUp(let forcesRevalidation) = Cacheability.request(
+                method: method, queryNames: queryNames, headers: headers, key: key, config: config)
+        else { return .upstream }
+        // A version asked by id is another identity than the latest one the entry holds.
+        guard queryNames.isEmpty, let entry else { return .upstream }
+        let plan = CachePlanner.plan(
+            method: method, headers: headers, entry: entry, knownMissing: false,
+            forcesRevalidation: forcesRevalidation, now: now, config: config)
+        if case .revalidate = plan {
+            // The client's own preconditions would meet ours upstream: its request goes as it is.
+            guard !headers.contains(where: { Self.isPrecondition($0.name) }) else { return .upstream }
+            let after = CachePlanner.plan(
+                method: method, headers: headers, entry: entry, knownMissing: false,
+                forcesRevalidation: forcesRevalidation, revalidated: true, now: now, config: config)
+            guard case .local(let head) = local(after, method: method) else { return .upstream }
+            return .revalidate(head, fields: Freshness.revalidationHeaders(entry.stored))
+        }
+        return local(plan, method: method)
+    }
+
+    /// The local answer a plan stands for, or `.upstream`.
+    private static func local(_ plan: CachePlan, method: String) -> CacheRead {
+        switch plan {
+        case .notModified(let fields):
+            return .local(CachedHead(status: 304, fields: fields, bytes: 0..<0, slices: 0..<0))
+        case .serve(let answer):
+            guard answer.missing.isEmpty, answer.framing.status != 416,
+                answer.slices.count <= maxSlicesPerAnswer
+            else { return .upstream }
+            return .local(
+                CachedHead(
+                    status: answer.framing.status, fields: answer.headers,
+                    bytes: method == "HEAD" ? 0..<0 : answer.framing.bytes, slices: answer.slices))
+        case .notFound, .fill, .revalidate, .preconditionFailed, .uncached:
+            return .upstream
+        }
+    }
+
+    /// RFC 9110 §13.1 preconditions.
+    static func isPrecondition(_ name: String) -> Bool {
+        let lower = ASCII.lowercased(name)
+        return lower == "if-match" || lower == "if-none-match" || lower == "if-modified-since"
+            || lower == "if-unmodified-since" || lower == "if-range"
+    }
+
+    /// What an upstream answer to a revalidation means for the request (issue 23 §3): a 304 is answered from the
+    /// slices (the entry is validated now); a 200/206 of the same version passes through and validates it; one of
+    /// another version, or a 404, passes through and drops the entry (never mixed); anything else passes through
+    /// and leaves the entry as it is (stale is not served: the next use asks again).
+    enum Outcome: Equatable {
+        case serveCached
+        case passThrough(validates: Bool, invalidates: Bool)
+    }
+
+    static func outcome(of head: ResponseHead, stored: StoredResponse) -> Outcome {
+        switch Freshness.revalidation(versionFields(of: head), stored: stored) {
+        case .unchanged: head.status == 304 ? .serveCached : .passThrough(validates: true, invalidates: false)
+        case .replaced, .gone: .passThrough(validates: false, invalidates: true)
+        case .unknown: .passThrough(validates: false, invalidates: false)
+        }
+    }
+
+    /// The head with the fields that name a version and a size parsed (`Freshness` reads `headers`): the proxy's
+    /// response decoder leaves the rest of a head as `rawFields`, to forward as they came.
+    static func versionFields(of head: ResponseHead) -> ResponseHead {
+        guard head.rawFields != nil else { return head }
+        var fields = HTTPHeaders()
+        for name in ["ETag", "x-amz-version-id", "Content-Length", "Content-Range"] {
+            if let value = head.firstValue(ofLowercasedField: ASCII.lowercased(name)) {
+                fields.add(name: name, value: value)
+            }
+        }
+        return ResponseHead(status: head.status, headers: fields)
+    }
+}

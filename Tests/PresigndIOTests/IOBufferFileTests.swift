@@ -1,0 +1,65 @@
+import PresigndIO
+import PresigndTestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `IOBuffer.appendFile`: file bytes sent from a stream's output without being read into the process (the read
+/// cache's slices, issue 23).
+@Suite(.serialized)
+struct IOBufferFileTests {
+    /// A file of `bytes`, already unlinked: only the descriptor names it (an evicted slice being sent).
+    func unlinkedFile(_ bytes: [UInt8], in scratch: TemporaryDirectory) throws -> Int32 {
+        let path = scratch.path + "/slice"
+        let fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0o600)
+        try #require(fd >= 0)
+        #expect(bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count)
+        #expect(unlink(path) == 0)
+        return fd
+    }
+
+    @Test func aStreamSendsFilePiecesBetweenMemoryBytesInOrderAndClosesTheirDescriptors() throws {
+        let scratch = try TemporaryDirectory()
+        let file = pattern(3 * 1024 * 1024 + 11, seed: 5)
+        let first = try unlinkedFile(file, in: scratch)
+        let second = dup(first)
+        var fileStat = stat()
+        #expect(fstat(first, &fileStat) == 0)
+        let loop = try EventLoop(lockless: true)
+        let (left, right) = socketPair()
+        defer { close(right) }
+        let stream = try SocketStream(loop: loop, fd: left, maxRead: 64 * 1024)
+        try stream.output.append(Array("head\r\n".utf8))
+        try stream.appendFile(descriptor: first, offset: 100, length: 2 * 1024 * 1024)
+        try stream.output.append(Array("mid".utf8))
+        try stream.appendFile(descriptor: second, offset: file.count - 11, length: 11)
+        let expected =
+            Array("head\r\n".utf8) + file[100..<(100 + 2 * 1024 * 1024)] + Array("mid".utf8)
+            + file[(file.count - 11)...]
+        #expect(stream.output.count == expected.count)
+        var received: [UInt8] = []
+        _ = try runLoop(loop, milliseconds: 20_000) {
+            stream.flush()
+            drainSocket(right, into: &received)
+            return received.count >= expected.count
+        }
+        #expect(received == expected)
+        #expect(stream.output.count == 0)
+        // Sent and drained: libevent closed both descriptors (a parallel suite may have the numbers again, for
+        // another file).
+        for descriptor in [first, second] {
+            var now = stat()
+            #expect(fstat(descriptor, &now) != 0 || now.st_ino != fileStat.st_ino || now.st_dev != fileStat.st_dev)
+        }
+    }
+
+    @Test func aPlainBufferMapsTheFileAndCopiesOutTheSameBytes() throws {
+        let scratch = try TemporaryDirectory()
+        let file = pattern(200_000, seed: 9)
+        let owned = try OwnedIOBuffer()
+        try owned.buffer.appendFile(descriptor: try unlinkedFile(file, in: scratch), offset: 65536, length: 1000)
+        #expect(owned.buffer.copyOut(2000) == Array(file[65536..<66536]))
+    }
+}

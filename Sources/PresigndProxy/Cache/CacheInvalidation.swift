@@ -3,7 +3,9 @@ import PresigndPolicy
 
 /// Which cached objects a write through presignd makes stale (issue 23 §8). Applied when the request is sent and
 /// again when its answer arrives, so a read after the write's answer never finds the old object.
-enum CacheInvalidation: Sendable, Equatable {
+/// `indirect`: it rides in every request's plan, which is copied a few times per request; boxed, it is one
+/// pointer there (nil when no cache is open).
+indirect enum CacheInvalidation: Sendable, Equatable {
     /// One object: its entry and slices go, and a remembered 404.
     case object(ObjectName)
     /// Every object of a bucket on an upstream (DeleteObjects: its keys are read after routing; DeleteBucket).

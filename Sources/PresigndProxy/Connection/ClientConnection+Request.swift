@@ -138,7 +138,9 @@ extension ClientConnection {
     }
 
     /// Makes the exchange for a forwarded request: signed now (streamed) or once its body is spooled.
-    private func forwardRoute(_ plan: ForwardPlan, head: RequestHead, hasBody: Bool, isHTTP10: Bool)
+    /// The plan is consumed: it moves into the exchange (kept for retries), signed first from here, so the
+    /// request path copies it no more (it is large: the request's headers, its policy verdict).
+    private func forwardRoute(_ plan: consuming ForwardPlan, head: RequestHead, hasBody: Bool, isHTTP10: Bool)
         throws(ProxyError) -> RequestRoute
     {
         request.logPath = plan.logPath
@@ -159,14 +161,15 @@ extension ClientConnection {
             requestHasBody: hasBody, clientKeepAlive: decoder.isKeepAlive, clientIsHTTP10: isHTTP10)
         exchange.cacheInvalidation = plan.cacheInvalidation
         invalidateCache(exchange)
+        let operation = plan.verdict.operation
+        let token = plan.verdict.token
         if let spoolLimit {
             try startSpool(exchange, plan: plan, limit: spoolLimit, declaredLength: declaredLength)
         } else {
             if case .decodeAWSChunked(let upload) = plan.body {
                 exchange.awsChunkedUpload = try AWSChunkedUpload(upload)
             }
-            exchange.retry.plan = plan
-            try signAttempt(exchange)
+            try sign(exchange, plan)
             // A small streamed body is kept so the request can be sent again (`retry_body_buffer`).
             if case .contentLength(let length) = decoder.framing, length > 0, length <= settings.retryBodyBuffer,
                 plan.body == .stream
@@ -174,11 +177,12 @@ extension ClientConnection {
                 exchange.retry.body = []
                 exchange.retry.body?.reserveCapacity(length)
             }
+            exchange.retry.plan = consume plan
         }
         self.exchange = exchange
-        exchange.ops.operation = plan.verdict.operation.rawValue
-        exchange.retry.checksSuccessBody = plan.verdict.operation.mayFailAfterSuccessStatus
-        if let token = plan.verdict.token {
+        exchange.ops.operation = operation.rawValue
+        exchange.retry.checksSuccessBody = operation.mayFailAfterSuccessStatus
+        if let token {
             exchange.ops.principal = "token:" + token
             exchange.ops.principalLabel = "token:" + token
         } else {

@@ -9,6 +9,11 @@ extension ClientConnection {
     /// Signs the exchange's plan for the next attempt: a fresh date, the upstream's clock offset included.
     func signAttempt(_ exchange: Exchange) throws(ProxyError) {
         guard let plan = exchange.retry.plan else { throw .internalError("no request to sign") }
+        try sign(exchange, plan)
+    }
+
+    /// Signs `plan` with a fresh date (the upstream's clock offset included) into the exchange's encoded head.
+    func sign(_ exchange: Exchange, _ plan: borrowing ForwardPlan) throws(ProxyError) {
         let date = worker.signingDate(upstream: exchange.upstreamIndex, settings: settings)
         var previous: [UInt8] = []
         swap(&previous, &exchange.encodedHead)

@@ -23,11 +23,19 @@ struct ForwardPlan {
     var cacheRead: CacheReadTarget? = nil
 }
 
-/// The object a GET or HEAD names, in the store of its bucket's cache directory.
-struct CacheReadTarget {
-    var directory: String
-    var name: ObjectName
-    var config: CacheConfig
+/// The object a GET or HEAD names, in the store of its bucket's cache directory. A class: a plan is copied a few
+/// times per request, and this (with the bucket's whole cache configuration) would make every copy of every plan
+/// larger, cache or not; as a reference it is one pointer, nil when no cache is open.
+final class CacheReadTarget {
+    let directory: String
+    let name: ObjectName
+    let config: CacheConfig
+
+    init(directory: String, name: ObjectName, config: CacheConfig) {
+        self.directory = directory
+        self.name = name
+        self.config = config
+    }
 }
 
 /// How a request body reaches the upstream.

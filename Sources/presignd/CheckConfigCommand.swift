@@ -83,27 +83,23 @@ enum CheckConfigCommand {
             if !bucket.allow.isEmpty { line += ", allow " + bucket.allow.map(\.description).joined(separator: " ") }
             lines.append(line)
         }
-        lines += cacheSummary(configuration.buckets)
+        lines += cacheSummary(configuration)
         return lines.map { "  " + $0 }.joined(separator: "\n")
     }
 
     /// One line per cache directory: its cap, who shares it, and that it is not filled yet (issue 23).
-    static func cacheSummary(_ buckets: [BucketConfig]) -> [String] {
-        var directories: [String] = []
-        for bucket in buckets {
-            if let cache = bucket.cache, !directories.contains(cache.directory) { directories.append(cache.directory) }
-        }
-        return directories.map { directory in
-            let sharing = buckets.filter { $0.cache?.directory == directory }
-            let details = sharing.compactMap { bucket in
-                bucket.cache.map { cache in
-                    "\(bucket.name) (slice \(ByteSize.format(cache.sliceSize)), revalidate after "
-                        + "\(cache.revalidateAfter))"
+    static func cacheSummary(_ configuration: Configuration) -> [String] {
+        configuration.cacheDirectories.map { directory in
+            let details = configuration.buckets.compactMap { bucket in
+                bucket.cache.flatMap { cache in
+                    cache.directory != directory.path
+                        ? nil
+                        : "\(bucket.name) (slice \(ByteSize.format(cache.sliceSize)), revalidate after "
+                            + "\(cache.revalidateAfter))"
                 }
             }
-            let cap = sharing.first?.cache.map { ByteSize.format($0.maxSize) } ?? "?"
-            return "cache \(directory): max_size \(cap), buckets \(details.joined(separator: ", ")); "
-                + "not filled yet (issue 23): every GET goes upstream"
+            return "cache \(directory.path): max_size \(ByteSize.format(directory.maxSize)), buckets "
+                + "\(details.joined(separator: ", ")); not filled yet (issue 23): every GET goes upstream"
         }
     }
 }

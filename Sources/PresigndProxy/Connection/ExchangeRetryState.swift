@@ -39,20 +39,13 @@ struct HeldAnswer {
     var head: ResponseHead
     var body: [UInt8] = []
 
-    /// The `<Code>` of an S3 XML error: a document whose root element is `Error`. Nil for anything else (a
-    /// result, HTML from a load balancer, XML `XMLScanner` refuses).
+    /// The `<Code>` of an S3 XML error: a document whose root element is `Error` (the path is read from the root,
+    /// so a result whose root is another element has none). Nil for anything else (a result, HTML from a load
+    /// balancer, XML `XMLScanner` refuses).
     var s3ErrorCode: String? {
         guard let tokens = try? XMLScanner.tokens(body),
-            case .start(name: "Error", _, _)? = tokens.first(where: \.isStart),
             let codes = try? XMLScanner.texts(tokens, at: ["Error", "Code"]), codes.count == 1
         else { return nil }
         return codes[0]
-    }
-}
-
-extension XMLToken {
-    fileprivate var isStart: Bool {
-        if case .start = self { return true }
-        return false
     }
 }

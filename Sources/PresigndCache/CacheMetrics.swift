@@ -10,6 +10,8 @@ public final class CacheMetrics: Sendable {
         public var bytesServedFromCache = 0
         public var bytesFetched = 0
         public var evictions = 0
+        /// Filled slices that could not be written (disk full, I/O error): the cache stays correct, only smaller.
+        public var writeFailures = 0
         /// Bytes of present slices now (a gauge).
         public var size = 0
     }
@@ -38,6 +40,8 @@ public final class CacheMetrics: Sendable {
     public func countFetched(bytes: Int) { counters.withLock { $0.bytesFetched += bytes } }
 
     public func countRevalidation() { counters.withLock { $0.revalidations += 1 } }
+
+    func countWriteFailure() { counters.withLock { $0.writeFailures += 1 } }
 
     func countEvictions(_ count: Int) { counters.withLock { $0.evictions += count } }
 

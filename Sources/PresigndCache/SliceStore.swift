@@ -16,6 +16,8 @@ public final class SliceStore: Sendable {
     /// `max_size` of the directory (changed by `resize`).
     public var maxSize: Int { state.withLock { $0.eviction.capacity } }
     public let metrics: CacheMetrics
+    /// Filled slices on their way to the disk (`submitSlice`).
+    public let writes: SliceWriteQueue
     private let lockDescriptor: Int32
     let state: Mutex<State>
 
@@ -39,6 +41,7 @@ public final class SliceStore: Sendable {
     public init(directory: String, maxSize: Int, metrics: CacheMetrics = CacheMetrics()) throws(CacheError) {
         self.directory = directory
         self.metrics = metrics
+        self.writes = SliceWriteQueue(label: "presignd.cache.writes", budget: Self.writeBudget)
         try FileSystem.makeDirectory(directory)
         lockDescriptor = try FileSystem.lockDirectory(directory)
         do {

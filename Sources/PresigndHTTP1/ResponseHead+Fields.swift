@@ -34,3 +34,19 @@ extension ResponseHead {
         return nil
     }
 }
+
+extension ResponseHead {
+    /// The head with its `rawFields` (the proxy's form) parsed into `headers`, for code that reads many fields at
+    /// once (the cache recording an answer); a head without raw fields is returned as it is. The lines were
+    /// validated when the head was decoded, so this fails only for a head built by hand.
+    public func parsingRawFields() throws(HTTPParseError) -> ResponseHead {
+        guard var raw = rawFields else { return self }
+        raw.append(contentsOf: [ASCII.cr, ASCII.lf])  // the empty line that ends the field section
+        var head = self
+        head.rawFields = nil
+        head.headers = try raw.withUnsafeBufferPointer { (bytes) throws(HTTPParseError) in
+            try FieldLineParser.parseFields(bytes, from: 0)
+        }
+        return head
+    }
+}

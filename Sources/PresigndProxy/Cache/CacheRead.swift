@@ -71,6 +71,18 @@ enum CacheRead: Equatable {
         }
     }
 
+    /// Whether a GET the cache does not answer itself records the upstream's answer (issue 23 §6): a cacheable
+    /// request for the latest version (no `versionId`); `CacheFill` then judges the answer.
+    static func fillsOnMiss(method: String, queryNames: [String], headers: HTTPHeaders, key: String, config: CacheConfig)
+        -> Bool
+    {
+        guard method == "GET", queryNames.isEmpty,
+            case .lookUp = Cacheability.request(
+                method: method, queryNames: queryNames, headers: headers, key: key, config: config)
+        else { return false }
+        return true
+    }
+
     /// RFC 9110 §13.1 preconditions.
     static func isPrecondition(_ name: String) -> Bool {
         let lower = ASCII.lowercased(name)
@@ -88,23 +100,12 @@ enum CacheRead: Equatable {
     }
 
     static func outcome(of head: ResponseHead, stored: StoredResponse) -> Outcome {
-        switch Freshness.revalidation(versionFields(of: head), stored: stored) {
-        case .unchanged: head.status == 304 ? .serveCached : .passThrough(validates: true, invalidates: false)
-        case .replaced, .gone: .passThrough(validates: false, invalidates: true)
-        case .unknown: .passThrough(validates: false, invalidates: false)
+        // `Freshness` reads `headers`: the proxy's decoder leaves a head's fields raw, to forward as they came.
+        let parsed = (try? head.parsingRawFields()) ?? head
+        switch Freshness.revalidation(parsed, stored: stored) {
+        case .unchanged: return head.status == 304 ? .serveCached : .passThrough(validates: true, invalidates: false)
+        case .replaced, .gone: return .passThrough(validates: false, invalidates: true)
+        case .unknown: return .passThrough(validates: false, invalidates: false)
         }
-    }
-
-    /// The head with the fields that name a version and a size parsed (`Freshness` reads `headers`): the proxy's
-    /// response decoder leaves the rest of a head as `rawFields`, to forward as they came.
-    static func versionFields(of head: ResponseHead) -> ResponseHead {
-        guard head.rawFields != nil else { return head }
-        var fields = HTTPHeaders()
-        for name in ["ETag", "x-amz-version-id", "Content-Length", "Content-Range"] {
-            if let value = head.firstValue(ofLowercasedField: ASCII.lowercased(name)) {
-                fields.add(name: name, value: value)
-            }
-        }
-        return ResponseHead(status: head.status, headers: fields)
     }
 }

@@ -1,4 +1,6 @@
+import PresigndCache
 import PresigndHTTP1
+import PresigndIO
 
 #if canImport(Glibc)
     import Glibc
@@ -25,6 +27,8 @@ extension ClientConnection {
 /// What the cache does with a request, decided at its head (`ClientConnection.cacheStart`).
 enum CacheStart {
     case upstream
+    /// Upstream as the client sent it; a cacheable answer is recorded and its slices filled as it streams.
+    case fill(CacheFill)
     case local(LocalAnswer)
     case revalidate(CacheRevalidation, fields: HTTPHeaders)
 }
@@ -35,16 +39,26 @@ extension ClientConnection {
     /// `If-None-Match` to revalidate (its slices opened too), or nothing (a miss, a slice gone, a store error: the
     /// cache never answers with less than every byte).
     func cacheStart(_ target: CacheReadTarget, head: RequestHead, plan: ForwardPlan) -> CacheStart {
-        guard let store = settings.caches[target.directory], let entry = try? store.lookup(target.name) else {
-            return .upstream
+        guard let store = settings.caches[target.directory] else { return .upstream }
+        let found: CachedObject?
+        do { found = try store.lookup(target.name) } catch { return .upstream }
+        let queryNames = plan.request.query.map(\.name)
+        let fill = {
+            guard
+                CacheRead.fillsOnMiss(
+                    method: head.method, queryNames: queryNames, headers: head.headers, key: target.name.key,
+                    config: target.config)
+            else { return CacheStart.upstream }
+            store.metrics.countMiss(bytesFetched: 0)
+            return .fill(CacheFill(store: store, name: target.name, config: target.config))
         }
+        guard let entry = found else { return fill() }
         let decision = CacheRead.decide(
-            method: head.method, queryNames: plan.request.query.map(\.name), headers: head.headers,
-            key: target.name.key, entry: entry, now: CredentialRefresher.wallClockMilliseconds(),
+            method: head.method, queryNames: queryNames, headers: head.headers, key: target.name.key, entry: entry, now: CredentialRefresher.wallClockMilliseconds(),
             config: target.config)
         let cached: CachedHead
         switch decision {
-        case .upstream: return .upstream
+        case .upstream: return fill()
         case .local(let local): cached = local
         case .revalidate(let local, _): cached = local
         }
@@ -52,7 +66,7 @@ extension ClientConnection {
         for index in cached.slices {
             // Opened under the store's lock: an eviction after this unlinks the name, not these bytes.
             guard let slice = try? store.openSlice(entry.identity, index: index, within: cached.bytes) else {
-                return .upstream  // `opened` closes what it holds
+                return fill()  // `opened` closes what it holds
             }
             let (offset, length) = (slice.offset, slice.length)
             opened.append(descriptor: slice.takeDescriptor(), offset: offset, length: length)
@@ -66,11 +80,18 @@ extension ClientConnection {
         return .local(.cached(CachedResponse(head: cached, method: head.method, logPath: plan.logPath)))
     }
 
-    /// The head to send the client for the upstream's final answer: the exchange's revalidation, if any, decides.
-    func revalidated(_ head: ResponseHead, _ exchange: Exchange) -> ResponseHead {
+    /// The head to send the client for the upstream's final answer: the exchange's revalidation, if any, decides;
+    /// a fill starts cutting slices when the answer may be kept.
+    func throughCache(_ head: ResponseHead, _ exchange: Exchange) -> ResponseHead {
+        exchange.cacheFill?.start(with: head, now: CredentialRefresher.wallClockMilliseconds())
         guard let revalidation = exchange.cacheRevalidation else { return head }
         exchange.cacheRevalidation = nil
         return finishRevalidation(revalidation, upstream: head, exchange: exchange)
+    }
+
+    /// The next `count` response body bytes, still at the front of `input`, as the fill sees them.
+    func feedFill(_ fill: CacheFill, from input: IOBuffer, count: Int) {
+        fill.consume(count: count, bytes: fill.wants(count) ? input.copyOut(count) : [])
     }
 
     /// The upstream's answer to a revalidation: the head to send the client (the cached one after a 304, the

@@ -127,6 +127,9 @@ extension ClientConnection {
                     for (name, value) in fields { plan.request.headers.append((name, value)) }
                     start.route = try forwardRoute(plan, head: head, hasBody: hasBody, isHTTP10: isHTTP10)
                     exchange?.cacheRevalidation = revalidation
+                case .fill(let fill):
+                    start.route = try forwardRoute(plan, head: head, hasBody: hasBody, isHTTP10: isHTTP10)
+                    exchange?.cacheFill = fill
                 case .upstream:
                     start.route = try forwardRoute(plan, head: head, hasBody: hasBody, isHTTP10: isHTTP10)
                 }

@@ -169,7 +169,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
                     continue
                 }
                 worker.observeUpstreamDate(head, upstream: exchange.upstreamIndex, settings: settings, always: false)
-                answerArrived(revalidated(head, exchange), exchange)
+                answerArrived(throughCache(head, exchange), exchange)
             case .body(let skip, let count):
                 input.drain(skip)
                 if count > 0 && exchange.retry.held != nil && holdAnswerBody(exchange, from: input, count: count) {
@@ -177,6 +177,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
                 }
                 if count > 0 {
                     exchange.responseBodyBytes += count
+                    if let fill = exchange.cacheFill { feedFill(fill, from: input, count: count) }
                     if machine.responseFraming == .rechunked {
                         writeChunkHeader(size: count)
                         moveBytes(from: input, to: output, count: count)
@@ -231,6 +232,8 @@ extension ClientConnection: UpstreamConnectionDelegate {
                 }
             }
             if framing == .rechunked { HTTPEncoder.append("Transfer-Encoding: chunked\r\n", into: &bytes) }
+            // A cacheable GET the cache did not answer (issue 23 §7).
+            if exchange.cacheFill?.config.xCacheHeader == true { HTTPEncoder.append("X-Cache: MISS\r\n", into: &bytes) }
             HTTPEncoder.append("x-presignd-request-id: ", into: &bytes)
             exchange.id.append(to: &bytes)
             HTTPEncoder.append("\r\n", into: &bytes)

@@ -192,7 +192,7 @@ extension ClientConnection {
         // Written right after the head (`writeHeldBody`): passed on from an action (`passOnHeldAnswer`), the head's
         // event waits in the connection's queue until that action is done.
         exchange.retry.heldBody = held.body
-        answerArrived(revalidated(held.head, exchange), exchange, code: code)
+        answerArrived(throughCache(held.head, exchange), exchange, code: code)
         if ended { handle(.responseEnded(upstreamReusable: upstreamReusable)) }
     }
 

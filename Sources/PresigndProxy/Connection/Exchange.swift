@@ -45,6 +45,8 @@ final class Exchange {
     /// (queued after the head by `writeResponseHead`).
     var cacheRevalidation: CacheRevalidation?
     var cachedBody: OpenedSlices?
+    /// A GET the cache missed: its answer's slices are filled as the body streams (`CacheFill`).
+    var cacheFill: CacheFill?
 
     init(
         id: RequestID, method: String, logPath: String, bucket: String, upstreamIndex: Int, startedAtMicros: Int,

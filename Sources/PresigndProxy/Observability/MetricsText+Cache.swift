@@ -1,7 +1,7 @@
 import PresigndCache
 
 /// The read cache's stores in the Prometheus text format (issue 23 §7), one series per cache directory. Hits,
-/// misses, revalidations and their bytes are counted by the connection once it serves from the cache.
+/// misses, revalidations and their bytes are counted by the connection; evictions, size and write failures by the store.
 extension MetricsText {
     /// A store's figures at one scrape.
     struct CacheFigures {
@@ -28,6 +28,10 @@ extension MetricsText {
                 { $0.counters.bytesFetched }
             ),
             ("presignd_cache_evictions", "counter", "Slices evicted under max_size.", { $0.counters.evictions }),
+            (
+                "presignd_cache_write_failures", "counter", "Filled slices that could not be written to disk.",
+                { $0.counters.writeFailures }
+            ),
             ("presignd_cache_size_bytes", "gauge", "Bytes of present slices.", { $0.counters.size }),
             ("presignd_cache_max_size_bytes", "gauge", "The directory's max_size.", { $0.statistics.capacity }),
             ("presignd_cache_objects", "gauge", "Objects with at least one present slice.", { $0.statistics.objects }),

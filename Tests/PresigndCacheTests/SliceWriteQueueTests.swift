@@ -1,0 +1,55 @@
+import PresigndCache
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Filled slices written off the event loop (issue 23 §6, §9): committed in the background, bounded in bytes.
+@Suite struct SliceWriteQueueTests {
+    private let photo = ObjectIdentity(name: objectName("cat.jpg"), version: ObjectVersion(etag: "\"v1\""))
+
+    @Test func submittedSlicesAreWrittenAndMarkedPresent() throws {
+        let scratch = try ScratchStore()
+        let store = try scratch.open()
+        let size = 2 * 65536 + 5
+        _ = try store.store(photo, stored: StoredResponse(objectSize: size, headers: [:]), sliceSize: 65536, now: 0)
+        #expect(store.submitSlice(photo, index: 2, bytes: pattern(3, 131_072..<size)))
+        #expect(store.submitSlice(photo, index: 0, bytes: pattern(3, 0..<65536)))
+        store.writes.waitUntilIdle()
+        #expect(try store.lookup(photo.name)?.presentSlices == [0, 2])
+        #expect(try store.read(photo, index: 2, within: 0..<size) == pattern(3, 131_072..<size))
+        #expect(store.writes.pendingBytes == 0)
+    }
+
+    @Test func aSliceOfAReplacedVersionOrOfTheWrongLengthIsNotNamed() throws {
+        let scratch = try ScratchStore()
+        let store = try scratch.open()
+        _ = try store.store(photo, stored: StoredResponse(objectSize: 65536, headers: [:]), sliceSize: 65536, now: 0)
+        let v2 = ObjectIdentity(name: photo.name, version: ObjectVersion(etag: "\"v2\""))
+        _ = try store.store(v2, stored: StoredResponse(objectSize: 65536, headers: [:]), sliceSize: 65536, now: 1)
+        #expect(store.submitSlice(photo, index: 0, bytes: pattern(1, 0..<65536)))  // v1's bytes, v2 stored
+        #expect(store.submitSlice(v2, index: 0, bytes: pattern(2, 0..<100)))  // short
+        store.writes.waitUntilIdle()
+        #expect(try store.lookup(photo.name)?.presentSlices == [])
+        #expect(store.metrics.snapshot.writeFailures == 1)  // the short one; the old version is not a failure
+    }
+
+    @Test func theQueueRefusesWorkOverItsBudget() {
+        let queue = SliceWriteQueue(label: "test", budget: 100)
+        let gate = Mutex(false)
+        let ran = Atomic<Int>(0)
+        // The first job holds the queue until the gate opens: the budget is taken while it waits.
+        #expect(queue.submit(bytes: 60) {
+            while !gate.withLock({ $0 }) { sched_yield() }
+            ran.add(1, ordering: .relaxed)
+        })
+        #expect(!queue.submit(bytes: 60) { ran.add(1, ordering: .relaxed) })
+        #expect(queue.submit(bytes: 40) { ran.add(1, ordering: .relaxed) })
+        #expect(queue.pendingBytes == 100)
+        gate.withLock { $0 = true }
+        queue.waitUntilIdle()
+        #expect(ran.load(ordering: .relaxed) == 2 && queue.pendingBytes == 0)
+    }
+}

@@ -1,0 +1,176 @@
+"""Filling the read cache on a miss (issue 23 §6): a cacheable GET goes upstream as the client sent it, its
+answer is recorded and its body cut into whole slices as it streams; the next read is answered from them with no
+upstream request. Only slices the body covered whole are kept; what the cache may not keep is not kept; a daemon
+killed mid-fill restarts with only whole, correct slices. The upstream records what it was asked."""
+import os
+import socket
+import time
+import urllib.request
+
+import pytest
+
+from cache_support import ObjectUpstream, request
+from conftest import require_presignd_binary as presignd_binary
+from harness.presignd import Bucket, Presignd, PresigndConfig, Upstream
+from ops_helpers import metric, parse_metrics
+
+SLICE = 64 * 1024
+SIZE = 3 * SLICE + 777
+DATA = bytes((i * 7 + (i >> 12)) & 0xFF for i in range(SIZE))
+PATH = "/photos/open/object"
+
+
+def cache_figures(daemon, directory: str) -> dict[str, float]:
+    with urllib.request.urlopen(f"{daemon.admin_endpoint}/metrics", timeout=10) as answer:
+        samples = parse_metrics(answer.read().decode())
+    names = ["hits_total", "misses_total", "size_bytes", "fetched_bytes_total", "write_failures_total"]
+    return {name: metric(samples, "presignd_cache_" + name, directory=directory) for name in names}
+
+
+def wait_for_size(daemon, directory: str, size: int, deadline: float = 10.0) -> dict[str, float]:
+    """The slices are written off the event loop: waits (bounded) until the store holds `size` bytes."""
+    end = time.monotonic() + deadline
+    while True:
+        figures = cache_figures(daemon, directory)
+        if figures["size_bytes"] == size or time.monotonic() > end:
+            return figures
+        time.sleep(0.02)
+
+
+def start(work_dir: str, upstream: ObjectUpstream, **cache_extra):
+    directory = os.path.join(work_dir, "cache")
+    cache = {"directory": directory, "max_size": "64MiB", "slice_size": "64KiB", "revalidate_after": "1h",
+             "x_cache_header": True, **cache_extra}
+    config = PresigndConfig(
+        upstreams=[Upstream("s3", upstream.endpoint, "AKID", "SECRET", extra={"max_attempts": 1})],
+        buckets=[Bucket("photos", "s3", access="read-only", extra={"cache": cache})])
+    return Presignd(presignd_binary(), config, os.path.join(work_dir, "daemon")).start(), directory
+
+
+@pytest.fixture
+def setup(work_dir):
+    upstream = ObjectUpstream({PATH: ('"v1"', DATA)})
+    daemon, directory = start(work_dir, upstream)
+    try:
+        yield daemon, upstream, directory
+    finally:
+        daemon.stop()
+        upstream.stop()
+
+
+def test_a_miss_fills_every_slice_and_the_next_read_costs_no_upstream_request(setup):
+    daemon, upstream, directory = setup
+    status, headers, body = request(daemon, "GET", PATH)
+    assert (status, body) == (200, DATA) and headers["X-Cache"] == "MISS"
+    figures = wait_for_size(daemon, directory, SIZE)
+    assert figures["size_bytes"] == SIZE and figures["fetched_bytes_total"] == SIZE, figures
+    assert figures["misses_total"] == 1 and figures["write_failures_total"] == 0
+    assert upstream.taken() == [("GET", PATH, None, None)]
+    for headers_sent, expected_status, expected in [
+        ({}, 200, DATA),
+        ({"Range": f"bytes={SLICE - 9}-{2 * SLICE + 9}"}, 206, DATA[SLICE - 9:2 * SLICE + 10]),
+        ({"Range": "bytes=-1000"}, 206, DATA[-1000:]),
+    ]:
+        status, headers, body = request(daemon, "GET", PATH, headers_sent)
+        assert (status, headers["X-Cache"]) == (expected_status, "HIT") and body == expected
+        assert headers["ETag"] == '"v1"' and headers["Content-Type"] == "application/octet-stream"
+        assert headers["Last-Modified"] == "Tue, 01 Dec 2026 10:00:00 GMT"
+    assert upstream.taken() == []
+    assert cache_figures(daemon, directory)["hits_total"] == 3
+
+
+def test_a_range_miss_keeps_only_the_slices_it_covered_whole(setup):
+    daemon, upstream, directory = setup
+    status, _, body = request(daemon, "GET", PATH, {"Range": f"bytes={SLICE - 1}-{3 * SLICE}"})
+    assert (status, body) == (206, DATA[SLICE - 1:3 * SLICE + 1])
+    # Slices 1 and 2 were covered whole; 0 and 3 only in part.
+    assert wait_for_size(daemon, directory, 2 * SLICE)["size_bytes"] == 2 * SLICE
+    status, headers, body = request(daemon, "GET", PATH, {"Range": f"bytes={SLICE}-{3 * SLICE - 1}"})
+    assert (status, headers["X-Cache"], body) == (206, "HIT", DATA[SLICE:3 * SLICE])
+    assert upstream.taken() == [("GET", PATH, None, f"bytes={SLICE - 1}-{3 * SLICE}")]
+    # A read needing slice 0 goes upstream and fills it; the whole object is then a hit.
+    status, headers, body = request(daemon, "GET", PATH)
+    assert (status, headers["X-Cache"], body) == (200, "MISS", DATA)
+    wait_for_size(daemon, directory, SIZE)
+    status, headers, body = request(daemon, "GET", PATH)
+    assert (status, headers["X-Cache"], body) == (200, "HIT", DATA)
+    assert upstream.taken() == [("GET", PATH, None, None)]
+
+
+def test_answers_the_cache_may_not_keep_are_not_kept(work_dir):
+    upstream = ObjectUpstream({PATH: ('"v1"', DATA)})
+    daemon, directory = start(work_dir, upstream)
+    try:
+        original = upstream.objects
+        # An answer with no ETag, and a 404: nothing stored, every read goes upstream.
+        upstream.objects = {}
+        assert request(daemon, "GET", PATH)[0] == 404
+        assert request(daemon, "GET", PATH)[0] == 404
+        upstream.objects = original
+        # Excluded by the client: no-store.
+        status, _, body = request(daemon, "GET", PATH, {"Cache-Control": "no-store"})
+        assert (status, body) == (200, DATA)
+        assert cache_figures(daemon, directory)["size_bytes"] == 0
+        assert len(upstream.taken()) == 3
+    finally:
+        daemon.stop()
+        upstream.stop()
+
+
+def test_a_changed_object_replaces_the_old_slices_and_is_never_mixed(work_dir):
+    upstream = ObjectUpstream({PATH: ('"v1"', DATA)})
+    daemon, directory = start(work_dir, upstream, revalidate_after="0s")
+    try:
+        assert request(daemon, "GET", PATH)[2] == DATA
+        wait_for_size(daemon, directory, SIZE)
+        second = bytes(reversed(DATA))
+        upstream.objects[PATH] = ('"v2"', second)
+        # Revalidation finds v2: passed through, v1 dropped.
+        status, _, body = request(daemon, "GET", PATH)
+        assert (status, body) == (200, second)
+        # A range of v2 fills its slices; reads of them are served after a 304, never a v1 byte among them.
+        assert request(daemon, "GET", PATH, {"Range": f"bytes=0-{2 * SLICE - 1}"})[2] == second[:2 * SLICE]
+        wait_for_size(daemon, directory, 2 * SLICE)
+        status, headers, body = request(daemon, "GET", PATH, {"Range": f"bytes=5-{2 * SLICE - 5}"})
+        assert (status, headers["X-Cache"], body) == (206, "REVALIDATED", second[5:2 * SLICE - 4])
+    finally:
+        daemon.stop()
+        upstream.stop()
+
+
+def test_a_daemon_killed_mid_fill_restarts_with_only_whole_correct_slices(work_dir):
+    size = 64 * SLICE + 11
+    data = bytes((i * 13 + (i >> 10)) & 0xFF for i in range(size))
+    upstream = ObjectUpstream({PATH: ('"big"', data)})
+    daemon, directory = start(work_dir, upstream)
+    try:
+        # Read part of the answer slowly, then kill the daemon (SIGKILL) while the fill is under way.
+        client = socket.create_connection(("127.0.0.1", daemon.port), timeout=10)
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+        client.sendall(f"GET {PATH} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        received = 0
+        while received < 10 * SLICE:
+            chunk = client.recv(65536)
+            assert chunk
+            received += len(chunk)
+        end = time.monotonic() + 10
+        while cache_figures(daemon, directory)["size_bytes"] < 2 * SLICE and time.monotonic() < end:
+            time.sleep(0.02)  # bounded: some slices are committed before the kill
+        daemon.kill()  # SIGKILL, with the answer (and its fill) unfinished
+        client.close()
+    except BaseException:
+        daemon.kill()
+        raise
+    # Restarted on the same directory: whatever was kept is whole; reads of every range are byte-exact.
+    upstream.taken()
+    daemon, directory = start(work_dir, upstream)
+    try:
+        kept = cache_figures(daemon, directory)["size_bytes"]
+        assert kept % SLICE == 0 and kept > 0, kept
+        for first in range(0, size, 7 * SLICE + 3):
+            last = min(first + 5 * SLICE, size - 1)
+            status, _, body = request(daemon, "GET", PATH, {"Range": f"bytes={first}-{last}"})
+            assert status == 206 and body == data[first:last + 1], (first, last)
+    finally:
+        daemon.stop()
+        upstream.stop()

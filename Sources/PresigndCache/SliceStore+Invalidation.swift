@@ -41,10 +41,20 @@ extension SliceStore {
         return dropped
     }
 
-    /// Remembers a 404 for `name` until `until` (wall-clock milliseconds; `negative_ttl`). Memory only.
-    public func rememberMissing(_ name: ObjectName, until: Int) throws(CacheError) {
+    /// The most 404s remembered at once: a client asking for many keys that do not exist cannot grow the table.
+    public static let maxRememberedMissing = 10_000
+
+    /// Remembers a 404 for `name` until `until` (wall-clock milliseconds; `negative_ttl`). Memory only. With the
+    /// table full, expired names go first; still full, the 404 is not remembered (the next read asks upstream).
+    public func rememberMissing(_ name: ObjectName, until: Int, now: Int) throws(CacheError) {
         let key = try Self.key(name)
-        state.withLock { $0.missing[key] = (name, until) }
+        state.withLock { state in
+            if state.missing.count >= Self.maxRememberedMissing && state.missing[key] == nil {
+                state.missing = state.missing.filter { $0.value.until > now }
+                if state.missing.count >= Self.maxRememberedMissing { return }
+            }
+            state.missing[key] = (name, until)
+        }
     }
 
     /// Whether a remembered 404 for `name` still holds at `now`.

@@ -53,7 +53,7 @@ extension CacheConfig {
     }
 
     /// Buckets sharing a directory share one store and one cap: a second, different `max_size` is an error at the
-    /// bucket that writes it. Every cache also gets the warning that it is not filled yet.
+    /// bucket that writes it.
     static func checkSharedDirectories(
         _ caches: [(bucket: String, cache: CacheConfig, position: SourcePosition)],
         _ diagnostics: Diagnostics
@@ -68,10 +68,6 @@ extension CacheConfig {
                         + "sharing a directory share its cap: write the same max_size",
                     at: entry.position)
             }
-            diagnostics.warning(
-                "bucket '\(entry.bucket)': the cache is checked but not filled yet (issue 23): fresh objects it "
-                    + "holds are served, but nothing stores new ones, so every GET still goes upstream",
-                at: entry.position)
         }
     }
 }

@@ -87,7 +87,7 @@ enum CheckConfigCommand {
         return lines.map { "  " + $0 }.joined(separator: "\n")
     }
 
-    /// One line per cache directory: its cap, who shares it, and that it is not filled yet (issue 23).
+    /// One line per cache directory: its cap and the buckets sharing it, with their slice size and revalidation.
     static func cacheSummary(_ configuration: Configuration) -> [String] {
         configuration.cacheDirectories.map { directory in
             let details = configuration.buckets.compactMap { bucket in
@@ -99,7 +99,7 @@ enum CheckConfigCommand {
                 }
             }
             return "cache \(directory.path): max_size \(ByteSize.format(directory.maxSize)), buckets "
-                + "\(details.joined(separator: ", ")); not filled yet (issue 23): every GET goes upstream"
+                + details.joined(separator: ", ")
         }
     }
 }

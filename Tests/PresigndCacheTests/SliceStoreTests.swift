@@ -163,12 +163,27 @@ import Testing
     @Test func remembersA404UntilItsTTL() throws {
         let scratch = try ScratchStore()
         let store = try scratch.open()
-        try store.rememberMissing(photo.name, until: 2000)
+        try store.rememberMissing(photo.name, until: 2000, now: 0)
         #expect(try store.isKnownMissing(photo.name, now: 1999))
         #expect(try !store.isKnownMissing(objectName("cat.jpg", bucket: "x"), now: 1999))
         #expect(try !store.isKnownMissing(photo.name, now: 2000))
-        try store.rememberMissing(photo.name, until: 5000)
+        try store.rememberMissing(photo.name, until: 5000, now: 0)
         _ = try store.fill(photo, size: 10, sliceSize: 65536, seed: 1)
         #expect(try !store.isKnownMissing(photo.name, now: 2500))
+    }
+
+    @Test func theRemembered404sAreBounded() throws {
+        let scratch = try ScratchStore()
+        let store = try scratch.open()
+        let cap = SliceStore.maxRememberedMissing
+        for index in 0..<cap { try store.rememberMissing(objectName("k\(index)"), until: index < 10 ? 100 : 9000, now: 0) }
+        // Full: a new name is not remembered...
+        try store.rememberMissing(objectName("late"), until: 9000, now: 50)
+        #expect(try !store.isKnownMissing(objectName("late"), now: 60))
+        // ...until some have expired, which go first.
+        try store.rememberMissing(objectName("later"), until: 9000, now: 200)
+        #expect(try store.isKnownMissing(objectName("later"), now: 300))
+        #expect(try store.isKnownMissing(objectName("k\(cap - 1)"), now: 300))
+        #expect(try !store.isKnownMissing(objectName("k0"), now: 60))
     }
 }

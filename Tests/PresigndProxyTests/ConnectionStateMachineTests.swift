@@ -175,6 +175,46 @@ import Testing
         #expect(machine.state == .idle)
     }
 
+    // MARK: Cached answers that stream their slices (issue 23 §5)
+
+    static let large = LocalAnswer.cached(
+        CachedResponse(
+            head: CachedHead(status: 200, fields: [:], bytes: 0..<(40 << 20), slices: 0..<40), method: "GET",
+            logPath: "/b/k", streamsBody: true))
+
+    @Test func aLargeCachedAnswerHoldsTheNextRequestUntilItsLastSliceIsQueued() {
+        let start = RequestStart(route: .local(Self.large), hasBody: false)
+        let (sending, first) = Self.machine(after: [.requestHead(start), .requestBodyEnded])
+        #expect(first == [])
+        #expect(Self.exchange(sending)?.response == .sendingCached)
+        #expect(!sending.decodesClientInput, "a pipelined request waits for the whole answer")
+        #expect(sending.wantsClientInput, "a close is still noticed")
+        #expect(!sending.usesUpstream && sending.measuredBody == nil)
+        let (done, last) = Self.machine(after: [.requestHead(start), .requestBodyEnded, .cachedBodySent])
+        #expect(last == [.readNextRequest] && done.state == .idle)
+    }
+
+    @Test func aLargeCachedAnswerWritesItsHeadFirstWithTheConnectionsFate() {
+        let (_, keep) = Self.machine(after: [.requestHead(RequestStart(route: .local(Self.large), hasBody: false))])
+        #expect(keep == [.answer(Self.large, closing: false)])
+        let closing = RequestStart(route: .local(Self.large), hasBody: false, keepAlive: false)
+        let (_, first) = Self.machine(after: [.requestHead(closing)])
+        #expect(first == [.answer(Self.large, closing: true)])
+        let (machine, last) = Self.machine(after: [.requestHead(closing), .requestBodyEnded, .cachedBodySent])
+        #expect(last == [.closeWhenFlushed] && machine.state == .closingWhenFlushed)
+    }
+
+    @Test func aLargeCachedAnswerCutShortClosesTheConnection() {
+        let start = RequestStart(route: .local(Self.large), hasBody: false)
+        for event in [ConnectionEvent.clientEnded(.aborted), .writeTimedOut, .failed(.internalError("evicted"))] {
+            let (machine, last) = Self.machine(after: [.requestHead(start), .requestBodyEnded, event])
+            #expect(machine.state == .closed && last.last == .close, "\(event)")
+        }
+        // Drain while it is sent: the answer finishes, then the connection closes.
+        let (drained, last) = Self.machine(after: [.requestHead(start), .requestBodyEnded, .drain, .cachedBodySent])
+        #expect(last == [.closeWhenFlushed] && drained.state == .closingWhenFlushed)
+    }
+
     @Test func aSpooledUploadIsSentOnceTheBodyIsComplete() {
         let start = RequestStart(route: .spool, hasBody: true, expectsContinue: true)
         let (spooling, first) = Self.machine(after: [.requestHead(start)])

@@ -2,6 +2,7 @@
 answer is recorded and its body cut into whole slices as it streams; the next read is answered from them with no
 upstream request. Only slices the body covered whole are kept; what the cache may not keep is not kept; a daemon
 killed mid-fill restarts with only whole, correct slices. The upstream records what it was asked."""
+import contextlib
 import os
 import socket
 import time
@@ -47,15 +48,22 @@ def start(work_dir: str, upstream: ObjectUpstream, **cache_extra):
     return Presignd(presignd_binary(), config, os.path.join(work_dir, "daemon")).start(), directory
 
 
-@pytest.fixture
-def setup(work_dir):
-    upstream = ObjectUpstream({PATH: ('"v1"', DATA)})
-    daemon, directory = start(work_dir, upstream)
+@contextlib.contextmanager
+def running(work_dir: str, objects: dict, **cache_extra):
+    """presignd with a cache in front of an ObjectUpstream holding `objects`: (daemon, upstream, directory)."""
+    upstream = ObjectUpstream(objects)
+    daemon, directory = start(work_dir, upstream, **cache_extra)
     try:
         yield daemon, upstream, directory
     finally:
         daemon.stop()
         upstream.stop()
+
+
+@pytest.fixture
+def setup(work_dir):
+    with running(work_dir, {PATH: ('"v1"', DATA)}) as started:
+        yield started
 
 
 def test_a_miss_fills_every_slice_and_the_next_read_costs_no_upstream_request(setup):
@@ -79,28 +87,63 @@ def test_a_miss_fills_every_slice_and_the_next_read_costs_no_upstream_request(se
     assert cache_figures(daemon, directory)["hits_total"] == 3
 
 
-def test_a_range_miss_keeps_only_the_slices_it_covered_whole(setup):
+def test_a_range_miss_fetches_whole_slices_and_answers_exactly_the_range(setup):
     daemon, upstream, directory = setup
-    status, _, body = request(daemon, "GET", PATH, {"Range": f"bytes={SLICE - 1}-{3 * SLICE}"})
-    assert (status, body) == (206, DATA[SLICE - 1:3 * SLICE + 1])
-    # Slices 1 and 2 were covered whole; 0 and 3 only in part.
-    assert wait_for_size(daemon, directory, 2 * SLICE)["size_bytes"] == 2 * SLICE
-    status, headers, body = request(daemon, "GET", PATH, {"Range": f"bytes={SLICE}-{3 * SLICE - 1}"})
-    assert (status, headers["X-Cache"], body) == (206, "HIT", DATA[SLICE:3 * SLICE])
-    assert upstream.taken() == [("GET", PATH, None, f"bytes={SLICE - 1}-{3 * SLICE}")]
-    # A read needing slice 0 goes upstream and fills it; the whole object is then a hit.
-    status, headers, body = request(daemon, "GET", PATH)
-    assert (status, headers["X-Cache"], body) == (200, "MISS", DATA)
+    # Cold (size unknown): the end is widened to a slice boundary, the start is kept.
+    status, headers, body = request(daemon, "GET", PATH, {"Range": f"bytes={SLICE - 1}-{3 * SLICE}"})
+    assert (status, headers["X-Cache"], body) == (206, "MISS", DATA[SLICE - 1:3 * SLICE + 1])
+    assert headers["Content-Range"] == f"bytes {SLICE - 1}-{3 * SLICE}/{SIZE}"
+    assert headers["Content-Length"] == str(2 * SLICE + 2)
+    assert upstream.taken() == [("GET", PATH, None, f"bytes={SLICE - 1}-{4 * SLICE - 1}")]
+    # Slices 1, 2 and the short last one were covered whole; slice 0 only in part.
+    assert wait_for_size(daemon, directory, SIZE - SLICE)["size_bytes"] == SIZE - SLICE
+    status, headers, body = request(daemon, "GET", PATH, {"Range": f"bytes={SLICE}-"})
+    assert (status, headers["X-Cache"], body) == (206, "HIT", DATA[SLICE:])
+    # Size known: a range inside slice 0 fetches the whole slice; the client gets its 11 bytes.
+    status, headers, body = request(daemon, "GET", PATH, {"Range": "bytes=10-20"})
+    assert (status, headers["X-Cache"], body) == (206, "MISS", DATA[10:21])
+    assert headers["Content-Range"] == f"bytes 10-20/{SIZE}" and headers["Content-Length"] == "11"
+    assert upstream.taken() == [("GET", PATH, None, f"bytes=0-{SLICE - 1}")]
     wait_for_size(daemon, directory, SIZE)
     status, headers, body = request(daemon, "GET", PATH)
     assert (status, headers["X-Cache"], body) == (200, "HIT", DATA)
-    assert upstream.taken() == [("GET", PATH, None, None)]
+    assert upstream.taken() == []
+
+
+def test_random_ranges_from_concurrent_clients_are_byte_exact(setup):
+    import random
+    import threading
+    daemon, upstream, directory = setup
+    rng = random.Random(23)
+    wanted = []
+    for _ in range(200):
+        first = rng.randrange(SIZE)
+        wanted.append((first, min(SIZE - 1, first + rng.randrange(1, 2 * SLICE))))
+    failures = []
+
+    def client(ranges):
+        for first, last in ranges:
+            status, headers, body = request(daemon, "GET", PATH, {"Range": f"bytes={first}-{last}"})
+            if status != 206 or body != DATA[first:last + 1] or headers["Content-Range"] != f"bytes {first}-{last}/{SIZE}":
+                failures.append((first, last, status, len(body)))
+
+    threads = [threading.Thread(target=client, args=(wanted[i::8],)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not failures, failures[:5]
+    # Every upstream request asked for whole slices (the first, cold, keeps its start), and the cache ends whole.
+    ranges = [r for _, _, _, r in upstream.taken()]
+    assert len(ranges) < 200
+    figures = wait_for_size(daemon, directory, SIZE)
+    assert figures["size_bytes"] == SIZE
+    print(f"200 random ranges, 8 clients: {len(ranges)} upstream requests, "
+          f"{figures['fetched_bytes_total'] / SIZE:.1f}x the object fetched")
 
 
 def test_answers_the_cache_may_not_keep_are_not_kept(work_dir):
-    upstream = ObjectUpstream({PATH: ('"v1"', DATA)})
-    daemon, directory = start(work_dir, upstream)
-    try:
+    with running(work_dir, {PATH: ('"v1"', DATA)}) as (daemon, upstream, directory):
         original = upstream.objects
         # An answer with no ETag, and a 404: nothing stored, every read goes upstream.
         upstream.objects = {}
@@ -112,15 +155,10 @@ def test_answers_the_cache_may_not_keep_are_not_kept(work_dir):
         assert (status, body) == (200, DATA)
         assert cache_figures(daemon, directory)["size_bytes"] == 0
         assert len(upstream.taken()) == 3
-    finally:
-        daemon.stop()
-        upstream.stop()
 
 
 def test_a_changed_object_replaces_the_old_slices_and_is_never_mixed(work_dir):
-    upstream = ObjectUpstream({PATH: ('"v1"', DATA)})
-    daemon, directory = start(work_dir, upstream, revalidate_after="0s")
-    try:
+    with running(work_dir, {PATH: ('"v1"', DATA)}, revalidate_after="0s") as (daemon, upstream, directory):
         assert request(daemon, "GET", PATH)[2] == DATA
         wait_for_size(daemon, directory, SIZE)
         second = bytes(reversed(DATA))
@@ -133,9 +171,6 @@ def test_a_changed_object_replaces_the_old_slices_and_is_never_mixed(work_dir):
         wait_for_size(daemon, directory, 2 * SLICE)
         status, headers, body = request(daemon, "GET", PATH, {"Range": f"bytes=5-{2 * SLICE - 5}"})
         assert (status, headers["X-Cache"], body) == (206, "REVALIDATED", second[5:2 * SLICE - 4])
-    finally:
-        daemon.stop()
-        upstream.stop()
 
 
 def test_a_daemon_killed_mid_fill_restarts_with_only_whole_correct_slices(work_dir):
@@ -174,3 +209,51 @@ def test_a_daemon_killed_mid_fill_restarts_with_only_whole_correct_slices(work_d
     finally:
         daemon.stop()
         upstream.stop()
+
+
+def read_pipelined(daemon, requests: list[dict]) -> list[tuple[int, dict, bytes]]:
+    """Sends every request at once on one connection, then reads the answers in order (Content-Length framed)."""
+    with socket.create_connection(("127.0.0.1", daemon.port), timeout=30) as client:
+        client.sendall(b"".join(
+            (f"GET {PATH} HTTP/1.1\r\nHost: x\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+             + "\r\n").encode() for headers in requests))
+        reader = client.makefile("rb")
+        answers = []
+        for _ in requests:
+            status = int(reader.readline().split()[1])
+            headers = {}
+            while (line := reader.readline().rstrip(b"\r\n")):
+                name, value = line.decode().split(":", 1)
+                headers[name.strip()] = value.strip()
+            answers.append((status, headers, reader.read(int(headers["Content-Length"]))))
+        return answers
+
+
+def test_an_answer_of_many_slices_is_sent_from_the_cache_as_the_client_reads(work_dir):
+    size = 300 * SLICE + 5  # 300 slices: far more than one write queues
+    data = bytes((i * 11 + (i >> 9)) & 0xFF for i in range(size))
+    with running(work_dir, {PATH: ('"many"', data)}) as (daemon, upstream, directory):
+        assert request(daemon, "GET", PATH)[2] == data
+        assert wait_for_size(daemon, directory, size)["size_bytes"] == size
+        upstream.taken()
+        # Pipelined: a whole read, a range over 200 slices, a whole read again; answered in order, byte-exact.
+        answers = read_pipelined(daemon, [{}, {"Range": f"bytes={SLICE + 1}-{201 * SLICE}"}, {}])
+        assert [(status, headers["X-Cache"]) for status, headers, _ in answers] == [
+            (200, "HIT"), (206, "HIT"), (200, "HIT")]
+        assert answers[0][2] == data and answers[2][2] == data
+        assert answers[1][2] == data[SLICE + 1:201 * SLICE + 1]
+        assert upstream.taken() == []
+        figures = cache_figures(daemon, directory)
+        assert figures["fetched_bytes_total"] == size and figures["hits_total"] == 3
+
+
+def test_a_404_is_remembered_for_negative_ttl_and_answered_locally(work_dir):
+    with running(work_dir, {PATH: ('"v1"', DATA)}, negative_ttl="1h") as (daemon, upstream, directory):
+        missing = "/photos/open/missing"
+        assert request(daemon, "GET", missing)[0] == 404
+        status, headers, body = request(daemon, "GET", missing)
+        assert status == 404 and b"<Code>NoSuchKey</Code>" in body, body
+        assert request(daemon, "HEAD", missing)[0] == 404
+        assert upstream.taken() == [("GET", missing, None, None)]  # only the first asked upstream
+        # Another key, and an existing object, are not affected.
+        assert request(daemon, "GET", PATH)[2] == DATA

@@ -14,22 +14,70 @@ final class CacheFill {
     private(set) var identity: ObjectIdentity?
     private(set) var cutter: SliceCutter?
 
-    init(store: SliceStore, name: ObjectName, config: CacheConfig) {
+    /// The client's range when the upstream request asks for whole slices instead (`WidenedRange`).
+    let widened: WidenedRange?
+    /// Of a widened answer's body: the bytes before the client's (to the cache only) and the client's own.
+    private var window: (skip: Int, take: Int)?
+
+    init(store: SliceStore, name: ObjectName, config: CacheConfig, widened: WidenedRange? = nil) {
         self.store = store
         self.name = name
         self.config = config
+        self.widened = widened
+    }
+
+    /// The head to send the client for the upstream's final answer, the fill started (`start(with:now:)`): the
+    /// same head, or for a widened range's 206 the client's own range (`Content-Range`, `Content-Length`) with
+    /// the body trimmed to it (`clientShare`). Nil when that 206 does not hold the client's bytes.
+    func begin(_ head: ResponseHead, now: Int) -> ResponseHead? {
+        start(with: head, now: now)
+        guard let widened, head.status == 206 else { return head }  // a 200 (If-Range), a 416, an error: as is
+        guard let parsed = try? head.parsingRawFields(),
+            let range = parsed.headers["Content-Range"].flatMap(ContentRange.parse)
+        else { return nil }
+        let lower = widened.wanted.lowerBound
+        let upper = min(widened.wanted.upperBound, range.bytes.upperBound)
+        guard range.bytes.lowerBound <= lower, lower < upper else { return nil }
+        window = (lower - range.bytes.lowerBound, upper - lower)
+        var fields = HTTPHeaders()
+        for (name, value) in parsed.headers {
+            let lowered = ASCII.lowercased(name)
+            if lowered != "content-range" && lowered != "content-length" { fields.add(name: name, value: value) }
+        }
+        fields.add(name: "Content-Range", value: "bytes \(lower)-\(upper - 1)/\(range.size)")
+        if parsed.headers["Content-Length"] != nil { fields.add(name: "Content-Length", value: String(upper - lower)) }
+        return ResponseHead(version: head.version, status: 206, reason: head.reason, headers: fields)
+    }
+
+    /// How the next `count` bytes of a widened answer's body split: before the client's range (to the cache
+    /// only), the client's, after it (to the cache only). Nil when the answer is not trimmed.
+    func clientShare(of count: Int) -> (before: Int, take: Int, after: Int)? {
+        guard var current = window else { return nil }
+        let before = min(count, current.skip)
+        current.skip -= before
+        let take = min(count - before, current.take)
+        current.take -= take
+        window = current
+        return (before, take, count - before - take)
     }
 
     /// What the answer's head means for the fill: a 200, or a 206 with its `Content-Range`, that the cache may
-    /// keep starts cutting (and replaces a stored entry of another version); anything else fills nothing.
+    /// keep starts cutting (and replaces a stored entry of another version); a 404 is remembered for
+    /// `negative_ttl` when one is set; anything else fills nothing.
     /// Returns whether slices are being cut.
     @discardableResult
     func start(with head: ResponseHead, now: Int) -> Bool {
         cutter = nil
-        guard let parsed = try? head.parsingRawFields(),
-            case .store(let stored) = Cacheability.response(parsed, config: config),
-            let version = stored.version
-        else { return false }
+        guard let parsed = try? head.parsingRawFields() else { return false }
+        let stored: StoredResponse
+        switch Cacheability.response(parsed, config: config) {
+        case .store(let kept): stored = kept
+        case .rememberMissing:
+            try? store.rememberMissing(name, until: now + config.negativeTTL.milliseconds, now: now)
+            return false
+        case .doNotStore: return false
+        }
+        guard let version = stored.version else { return false }
         let bytes: Range<Int>
         if parsed.status == 206 {
             guard let range = parsed.headers["Content-Range"].flatMap(ContentRange.parse) else { return false }

@@ -24,8 +24,9 @@ enum CacheRead: Equatable {
     /// (`If-None-Match`); a 304 is answered with this head from the slices, anything else passes through.
     case revalidate(CachedHead, fields: HTTPHeaders)
 
-    /// The most slices one local answer opens at once: their descriptors are queued in the client's output until
-    /// sent (`SocketStream.appendFile`). A larger answer goes upstream until slices are opened as output drains.
+    /// The most slices one local answer opens before its head is written: their descriptors are queued in the
+    /// client's output until sent (`SocketStream.appendFile`). A larger answer opens the rest as the output drains
+    /// (`CachedBodySender`); a revalidation of one goes upstream uncached (its 304 path sends opened slices only).
     static let maxSlicesPerAnswer = 16
 
     static func decide(
@@ -47,7 +48,9 @@ enum CacheRead: Equatable {
             let after = CachePlanner.plan(
                 method: method, headers: headers, entry: entry, knownMissing: false,
                 forcesRevalidation: forcesRevalidation, revalidated: true, now: now, config: config)
-            guard case .local(let head) = local(after, method: method) else { return .upstream }
+            guard case .local(let head) = local(after, method: method), head.slices.count <= maxSlicesPerAnswer else {
+                return .upstream
+            }
             return .revalidate(head, fields: Freshness.revalidationHeaders(entry.stored))
         }
         return local(plan, method: method)
@@ -59,9 +62,7 @@ enum CacheRead: Equatable {
         case .notModified(let fields):
             return .local(CachedHead(status: 304, fields: fields, bytes: 0..<0, slices: 0..<0))
         case .serve(let answer):
-            guard answer.missing.isEmpty, answer.framing.status != 416,
-                answer.slices.count <= maxSlicesPerAnswer
-            else { return .upstream }
+            guard answer.missing.isEmpty, answer.framing.status != 416 else { return .upstream }
             return .local(
                 CachedHead(
                     status: answer.framing.status, fields: answer.headers,
@@ -107,5 +108,36 @@ enum CacheRead: Equatable {
         case .replaced, .gone: return .passThrough(validates: false, invalidates: true)
         case .unknown: return .passThrough(validates: false, invalidates: false)
         }
+    }
+}
+
+/// A miss asking for part of an object, widened to whole slices upstream (issue 23 §3, §6), so every byte fetched
+/// lands in a slice the cache can keep; the client still gets exactly the bytes it asked for (`CacheFill` trims
+/// the answer). Pure.
+struct WidenedRange: Equatable {
+    /// The `Range` field sent upstream.
+    var field: String
+    /// The bytes the client asked for; the upper bound is `Int.max` for an open end (`bytes=N-`) of an object of
+    /// unknown size.
+    var wanted: Range<Int>
+
+    /// Nil when nothing needs widening: no range, several or a suffix range (`bytes=-N`: their first byte depends
+    /// on the size), or a range already on slice boundaries. Only the end is widened while the object's size is
+    /// unknown: a start moved down could turn a range past the end (416 from S3) into a 206 of other bytes.
+    static func widen(_ field: String?, objectSize: Int?, sliceSize: Int) -> WidenedRange? {
+        guard let field, !field.contains("=-"), !field.contains(","),
+            case .bytes(let wanted) = ClientRange.parse(field, objectSize: objectSize ?? Int.max)
+        else { return nil }
+        let start = objectSize == nil ? wanted.lowerBound : wanted.lowerBound / sliceSize * sliceSize
+        var end: Int? = nil  // exclusive; nil: to the object's end
+        if wanted.upperBound != Int.max {
+            let rounded = (wanted.upperBound + sliceSize - 1) / sliceSize * sliceSize
+            end = objectSize.map { min(rounded, $0) } ?? rounded
+        }
+        if let objectSize, end == objectSize { end = nil }
+        let widened = "bytes=\(start)-" + (end.map { String($0 - 1) } ?? "")
+        let wantedEnd = wanted.upperBound == Int.max || wanted.upperBound == objectSize ? nil : wanted.upperBound
+        guard start != wanted.lowerBound || end != wantedEnd else { return nil }
+        return WidenedRange(field: widened, wanted: wanted)
     }
 }

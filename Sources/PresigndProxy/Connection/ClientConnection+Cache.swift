@@ -50,9 +50,24 @@ extension ClientConnection {
                     config: target.config)
             else { return CacheStart.upstream }
             store.metrics.countMiss(bytesFetched: 0)
-            return .fill(CacheFill(store: store, name: target.name, config: target.config))
+            let widened = WidenedRange.widen(
+                head.headers["Range"], objectSize: found?.stored.objectSize,
+                sliceSize: found?.layout.sliceSize ?? target.config.sliceSize)
+            return .fill(CacheFill(store: store, name: target.name, config: target.config, widened: widened))
         }
-        guard let entry = found else { return fill() }
+        guard let entry = found else {
+            // A remembered 404 (`negative_ttl`): answered here while it holds, for a request that would fill.
+            if head.method == "GET" || head.method == "HEAD",
+                (try? store.isKnownMissing(target.name, now: CredentialRefresher.wallClockMilliseconds())) == true,
+                CacheRead.fillsOnMiss(
+                    method: "GET", queryNames: queryNames, headers: head.headers, key: target.name.key,
+                    config: target.config)
+            {
+                store.metrics.countHit(bytes: 0)
+                return .local(.error(.noSuchKey))
+            }
+            return fill()
+        }
         let decision = CacheRead.decide(
             method: head.method, queryNames: queryNames, headers: head.headers, key: target.name.key, entry: entry, now: CredentialRefresher.wallClockMilliseconds(),
             config: target.config)
@@ -63,7 +78,8 @@ extension ClientConnection {
         case .revalidate(let local, _): cached = local
         }
         let opened = OpenedSlices()
-        for index in cached.slices {
+        let first = cached.slices.prefix(CacheRead.maxSlicesPerAnswer)
+        for index in first {
             // Opened under the store's lock: an eviction after this unlinks the name, not these bytes.
             guard let slice = try? store.openSlice(entry.identity, index: index, within: cached.bytes) else {
                 return fill()  // `opened` closes what it holds
@@ -76,14 +92,25 @@ extension ClientConnection {
                 CacheRevalidation(store: store, entry: entry, head: cached, slices: opened), fields: fields)
         }
         openedSlices = opened
+        var response = CachedResponse(head: cached, method: head.method, logPath: plan.logPath)
+        if first.count < cached.slices.count {
+            // The rest of the slices were present at the decision; each is opened when the output has room.
+            cachedBodySender = CachedBodySender(
+                store: store, identity: entry.identity, bytes: cached.bytes,
+                slices: first.upperBound..<cached.slices.upperBound)
+            response.streamsBody = true
+        }
         store.metrics.countHit(bytes: cached.bytes.count)
-        return .local(.cached(CachedResponse(head: cached, method: head.method, logPath: plan.logPath)))
+        return .local(.cached(response))
     }
 
     /// The head to send the client for the upstream's final answer: the exchange's revalidation, if any, decides;
     /// a fill starts cutting slices when the answer may be kept.
-    func throughCache(_ head: ResponseHead, _ exchange: Exchange) -> ResponseHead {
-        exchange.cacheFill?.start(with: head, now: CredentialRefresher.wallClockMilliseconds())
+    /// Nil when a widened range's answer does not hold the client's bytes (the caller fails the request).
+    func throughCache(_ head: ResponseHead, _ exchange: Exchange) -> ResponseHead? {
+        if let fill = exchange.cacheFill {
+            return fill.begin(head, now: CredentialRefresher.wallClockMilliseconds())
+        }
         guard let revalidation = exchange.cacheRevalidation else { return head }
         exchange.cacheRevalidation = nil
         return finishRevalidation(revalidation, upstream: head, exchange: exchange)
@@ -133,9 +160,51 @@ extension ClientConnection {
         let pieces = openedSlices?.take() ?? []
         openedSlices = nil
         guard sendCachedBody(pieces, exchange: nil) else { return }
+        if response.streamsBody {
+            cachedBodyLog = (response, requestID)  // logged once the last slice is queued
+            pumpCachedBody()
+            return
+        }
         worker.localResponseSent(
             method: response.method, path: response.logPath, status: response.head.status,
             bytesOut: response.head.bytes.count, client: peer, requestID: requestID, errorCode: nil)
+    }
+
+    /// Queues the next slices of a streaming cached answer while the client's output is below the high watermark
+    /// (called by `settle`); the last one ends the answer (`cachedBodySent`). Returns whether anything was queued.
+    @discardableResult
+    func pumpCachedBody() -> Bool {
+        guard let sender = cachedBodySender else { return false }
+        var queued = false
+        while !sender.isDone && output.count < settings.highWatermark {
+            guard let slice = sender.openNext() else {
+                // Evicted or replaced since the decision: the head promised a length, so the client sees a cut.
+                cachedBodySender = nil
+                cachedBodyLog = nil
+                worker.logger.warning(
+                    "Cached answer cut: a slice left the cache while it was sent",
+                    metadata: ["cache.directory": sender.store.directory])
+                handle(.failed(.internalError("a cached slice left the cache mid-answer")))
+                return true
+            }
+            let (offset, length) = (slice.offset, slice.length)
+            guard sendCachedBody([(slice.takeDescriptor(), offset, length)], exchange: nil) else {
+                cachedBodySender = nil
+                cachedBodyLog = nil
+                return true
+            }
+            queued = true
+        }
+        guard sender.isDone else { return queued }
+        cachedBodySender = nil
+        if let (response, requestID) = cachedBodyLog {
+            cachedBodyLog = nil
+            worker.localResponseSent(
+                method: response.method, path: response.logPath, status: response.head.status,
+                bytesOut: response.head.bytes.count, client: peer, requestID: requestID, errorCode: nil)
+        }
+        handle(.cachedBodySent)
+        return true
     }
 
     /// Queues a cached answer's slices after its head; false when one could not be queued (the connection is then

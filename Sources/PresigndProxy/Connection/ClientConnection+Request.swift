@@ -50,6 +50,12 @@ extension ClientConnection {
             case .head(let head, let consumed):
                 input.drain(consumed)
                 handle(.requestHead(start(head)))
+                if isHandlingEvent {
+                    // Raised from an action (the next pipelined request): the head waits in the queue, so the
+                    // machine still shows the last request's state. Decoding goes on after it (its body, its end).
+                    resumesDecodingAfterEvents = true
+                    return
+                }
             case .body(let skip, let count):
                 input.drain(skip)
                 forwardRequestBody(count: count)
@@ -60,6 +66,10 @@ extension ClientConnection {
                     return
                 }
                 handle(.requestBodyEnded)
+                if isHandlingEvent {
+                    resumesDecodingAfterEvents = true  // as for a head: the machine has not seen the end yet
+                    return
+                }
             }
         }
     }
@@ -128,6 +138,13 @@ extension ClientConnection {
                     start.route = try forwardRoute(plan, head: head, hasBody: hasBody, isHTTP10: isHTTP10)
                     exchange?.cacheRevalidation = revalidation
                 case .fill(let fill):
+                    if let widened = fill.widened {
+                        // Whole slices upstream, so every byte fetched can be kept; the client gets its own range.
+                        for index in plan.request.headers.indices
+                        where ASCII.lowercased(plan.request.headers[index].name) == "range" {
+                            plan.request.headers[index].value = widened.field
+                        }
+                    }
                     start.route = try forwardRoute(plan, head: head, hasBody: hasBody, isHTTP10: isHTTP10)
                     exchange?.cacheFill = fill
                 case .upstream:

@@ -169,22 +169,36 @@ extension ClientConnection: UpstreamConnectionDelegate {
                     continue
                 }
                 worker.observeUpstreamDate(head, upstream: exchange.upstreamIndex, settings: settings, always: false)
-                answerArrived(throughCache(head, exchange), exchange)
+                guard let sent = throughCache(head, exchange) else {
+                    handle(.failed(.upstreamProtocol("the range answer does not hold the bytes asked for")))
+                    return
+                }
+                answerArrived(sent, exchange)
             case .body(let skip, let count):
                 input.drain(skip)
                 if count > 0 && exchange.retry.held != nil && holdAnswerBody(exchange, from: input, count: count) {
                     continue
                 }
                 if count > 0 {
-                    exchange.responseBodyBytes += count
-                    if let fill = exchange.cacheFill { feedFill(fill, from: input, count: count) }
-                    if machine.responseFraming == .rechunked {
-                        writeChunkHeader(size: count)
-                        moveBytes(from: input, to: output, count: count)
-                        write("\r\n")
-                    } else {
-                        moveBytes(from: input, to: output, count: count)
+                    var toClient = count
+                    var after = 0
+                    if let fill = exchange.cacheFill {
+                        feedFill(fill, from: input, count: count)
+                        // A widened range: the bytes around the client's went to the cache only.
+                        if let share = fill.clientShare(of: count) {
+                            input.drain(share.before)
+                            (toClient, after) = (share.take, share.after)
+                        }
                     }
+                    exchange.responseBodyBytes += toClient
+                    if toClient > 0 && machine.responseFraming == .rechunked {
+                        writeChunkHeader(size: toClient)
+                        moveBytes(from: input, to: output, count: toClient)
+                        write("\r\n")
+                    } else if toClient > 0 {
+                        moveBytes(from: input, to: output, count: toClient)
+                    }
+                    input.drain(after)
                 } else if skip == 0 {
                     return
                 }

@@ -192,7 +192,11 @@ extension ClientConnection {
         // Written right after the head (`writeHeldBody`): passed on from an action (`passOnHeldAnswer`), the head's
         // event waits in the connection's queue until that action is done.
         exchange.retry.heldBody = held.body
-        answerArrived(throughCache(held.head, exchange), exchange, code: code)
+        guard let sent = throughCache(held.head, exchange) else {
+            handle(.failed(.upstreamProtocol("the range answer does not hold the bytes asked for")))
+            return
+        }
+        answerArrived(sent, exchange, code: code)
         if ended { handle(.responseEnded(upstreamReusable: upstreamReusable)) }
     }
 

@@ -30,6 +30,9 @@ final class ClientConnection: StreamDelegate {
     var exchange: Exchange?
     /// The slices of a cached answer decided but not written yet (issue 23).
     var openedSlices: OpenedSlices?
+    /// The rest of a cached answer too large to queue at once, and what its log line needs once it is all queued.
+    var cachedBodySender: CachedBodySender?
+    var cachedBodyLog: (response: CachedResponse, requestID: String)?
     /// Method, log path and HTTP version of the request being handled (local answers need them).
     var request = RequestSummary.none
     /// The client's address as text, formatted once per connection (logs, metrics).
@@ -53,6 +56,11 @@ final class ClientConnection: StreamDelegate {
     private var dispatch = EventDispatch.idle
     /// `processClientInput` is running (an action may ask for it again: the running loop carries on instead).
     var isDecodingInput = false
+    /// `processClientInput` stopped because an event it raised waits behind the current one (the machine has not
+    /// seen it yet, so its state cannot say what to decode next): decoding resumes once the queue is done.
+    var resumesDecodingAfterEvents = false
+    /// An event is being handled: one raised now waits in the queue.
+    var isHandlingEvent: Bool { dispatch != .idle }
     /// The read timeout applied last, so a change of state re-arms the timer only when the kind changes.
     private var appliedReadTimeout: ClientReadTimeout?
 
@@ -130,6 +138,10 @@ final class ClientConnection: StreamDelegate {
         }
         worker.returnActionScratch(consume actions)
         dispatch = .idle
+        if resumesDecodingAfterEvents {
+            resumesDecodingAfterEvents = false
+            processClientInput()
+        }
     }
 
     /// One event through the machine, then its actions. The machine's state is plain data: it is copied out and
@@ -256,6 +268,11 @@ final class ClientConnection: StreamDelegate {
             }
             guard !isClosed else { return }
             stream.flush()
+            if cachedBodySender != nil && output.count <= settings.lowWatermark && pumpCachedBody() {
+                moved = true
+                stream.flush()
+            }
+            guard !isClosed else { return }
             if output.isEmpty && machine.state == .closingWhenFlushed {
                 handle(.outputFlushed)
                 return
@@ -327,6 +344,8 @@ final class ClientConnection: StreamDelegate {
         }
         continuation?.cancel()
         retryTimer?.cancel()
+        cachedBodySender = nil
+        cachedBodyLog = nil
         if reset { stream.reset() } else { stream.close() }
         worker.connectionClosed(self)
     }

@@ -43,6 +43,8 @@ enum ConnectionEvent: Equatable {
     case tick(now: Int)
     /// A body moved slower than `min_body_rate` over its window (`BodyRateMeter`, issue 20).
     case bodyTooSlow
+    /// The last slice of a cached answer that streams its body (`CachedResponse.streamsBody`) is queued.
+    case cachedBodySent
 }
 
 /// How a client's side of a connection ended.
@@ -96,6 +98,8 @@ struct CachedResponse: Equatable {
     var head: CachedHead
     var method: String
     var logPath: String
+    /// More slices than one write queues: the rest follow as the output drains (`ResponseProgress.sendingCached`).
+    var streamsBody = false
 }
 
 /// A complete local response other than an error.

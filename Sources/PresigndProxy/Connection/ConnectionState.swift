@@ -52,6 +52,9 @@ enum ResponseProgress: Equatable {
     case backingOff
     /// The upstream's head went to the client; its body streams in the given framing.
     case streaming(ClientBodyFraming)
+    /// A cached answer's head went to the client; its slices are queued one by one as the client's output drains
+    /// (`CachedBodySender`), until `cachedBodySent`. No upstream.
+    case sendingCached
     /// The response is complete (upstream or local) while the request is still being read.
     case complete
 }

@@ -33,6 +33,7 @@ struct ConnectionStateMachine {
         case .drain: drain(&actions)
         case .tick(let now): tick(now: now, &actions)
         case .bodyTooSlow: bodyTooSlow(&actions)
+        case .cachedBodySent: cachedBodySent(&actions)
         }
     }
 
@@ -117,6 +118,11 @@ struct ConnectionStateMachine {
             isHTTP10: start.isHTTP10, attempts: 1)
         let continues = start.expectsContinue && start.hasBody
         switch start.route {
+        case .local(.cached(let cached)) where cached.streamsBody && !start.hasBody:
+            // The head and the first slices now, the rest as the output drains; then as any answer.
+            exchange.response = .sendingCached
+            state = .exchange(exchange)
+            actions.append(.answer(.cached(cached), closing: exchange.closeReason != nil))
         case .local(let answer):
             // An unread body is not skipped: the connection closes after the answer.
             if start.hasBody || exchange.closeReason != nil { return answerAndClose(answer, &actions) }
@@ -179,6 +185,13 @@ struct ConnectionStateMachine {
         actions.append(.closeWhenFlushed)
     }
 
+    private mutating func cachedBodySent(_ actions: inout [ConnectionAction]) {
+        guard case .exchange(var exchange) = state, exchange.response == .sendingCached else { return }
+        exchange.response = .complete
+        if exchange.request == .complete { return endCycle(exchange, &actions) }
+        state = .exchange(exchange)
+    }
+
     private mutating func answerHeld(now: Int) {
         guard case .exchange(var exchange) = state, exchange.response == .awaitingUpstream else { return }
         exchange.response = .holding(since: now)
@@ -225,7 +238,7 @@ struct ConnectionStateMachine {
             answerAndClose(.error(error), &actions)
         case .exchange(let exchange):
             switch exchange.response {
-            case .streaming:
+            case .streaming, .sendingCached:
                 abort(&actions)
             case .complete:
                 state = .closed
@@ -338,7 +351,7 @@ extension ResponseProgress {
     var waitsOnUpstream: Bool {
         switch self {
         case .awaitingUpstream, .holding: true
-        case .awaitingSpool, .backingOff, .streaming, .complete: false
+        case .awaitingSpool, .backingOff, .streaming, .sendingCached, .complete: false
         }
     }
 }

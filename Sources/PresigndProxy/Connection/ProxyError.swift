@@ -11,6 +11,8 @@ enum ProxyError: Error, Equatable {
     case requestTimeout
     case notImplemented(String)
     case noSuchBucket(String)
+    /// A 404 the read cache remembers (`negative_ttl`), answered without asking upstream.
+    case noSuchKey
     case accessDenied(String)
     /// Refused by the policy engine: the denial, and the operation's name (or "unknown") for logs and metrics.
     case policyDenied(PolicyDenial, operation: String)
@@ -40,6 +42,7 @@ enum ProxyError: Error, Equatable {
         case .requestTimeout: (408, "RequestTimeout")
         case .notImplemented: (501, "NotImplemented")
         case .noSuchBucket: (404, "NoSuchBucket")
+        case .noSuchKey: (404, "NoSuchKey")
         case .accessDenied: (403, "AccessDenied")
         case .policyDenied(let denial, _):
             switch denial.reason {
@@ -76,6 +79,8 @@ enum ProxyError: Error, Equatable {
         case .noSuchBucket:
             "The specified bucket is not configured in presignd: no [[bucket]] is mounted at this path. Add one "
                 + "(name, and mount if not /NAME) or use a configured bucket's path (presignd check-config lists them)."
+        case .noSuchKey:
+            "The specified key does not exist (the upstream answered 404 within the cache's negative_ttl)."
         case .accessDenied(let detail): "Access denied by presignd policy: \(detail)."
         case .policyDenied(let denial, _):
             (denial.isMalformed ? "Refused by presignd: " : "Access denied by presignd policy: ") + denial.message

@@ -18,6 +18,8 @@ public final class SliceStore: Sendable {
     public let metrics: CacheMetrics
     /// Filled slices on their way to the disk (`submitSlice`).
     public let writes: SliceWriteQueue
+    /// Misses waiting for another request's fill (single-flight).
+    public let flights = FillFlights()
     private let lockDescriptor: Int32
     let state: Mutex<State>
 

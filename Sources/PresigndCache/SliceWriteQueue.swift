@@ -50,11 +50,18 @@ extension SliceStore {
                 let writer = try beginSlice(identity, index: index)
                 try writer.append(bytes)
                 try commit(writer)
+                flights.written(identity.name, index: index)
             } catch .objectChanged {
                 // Replaced or invalidated while queued: its bytes belong to no stored version.
             } catch {
                 metrics.countWriteFailure()
             }
         }
+    }
+
+    /// Runs `work` on the write queue once every slice submitted before it is written (a fill's end: its
+    /// waiters are woken after its last slice, never before).
+    public func afterWrites(_ work: @escaping @Sendable () -> Void) {
+        _ = writes.submit(bytes: 0, work)
     }
 }

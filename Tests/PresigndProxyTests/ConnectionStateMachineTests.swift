@@ -215,6 +215,54 @@ import Testing
         #expect(last == [.closeWhenFlushed] && drained.state == .closingWhenFlushed)
     }
 
+    // MARK: Waiting for another request's cache fill (issue 23 §5)
+
+    static let waiting = RequestStart(route: .awaitCache(since: 1000), hasBody: false)
+
+    @Test func aRequestWaitingForAFillTouchesNoUpstreamAndDecodesNothingMore() {
+        let (machine, actions) = Self.machine(after: [.requestHead(Self.waiting), .requestBodyEnded])
+        #expect(actions == [] && Self.exchange(machine)?.response == .awaitingCache(since: 1000))
+        #expect(!machine.usesUpstream && !machine.decodesClientInput && machine.wantsClientInput)
+    }
+
+    @Test func aSettledWaitIsAnsweredFromTheCacheOrGoesUpstream() {
+        let hit = LocalAnswer.cached(
+            CachedResponse(
+                head: CachedHead(status: 200, fields: [:], bytes: 0..<10, slices: 0..<1), method: "GET", logPath: "/b/k"))
+        let (served, answered) = Self.machine(after: [
+            .requestHead(Self.waiting), .requestBodyEnded, .cacheSettled(.local(hit)),
+        ])
+        #expect(answered == [.answer(hit, closing: false), .readNextRequest] && served.state == .idle)
+        let (fetching, connect) = Self.machine(after: [
+            .requestHead(Self.waiting), .requestBodyEnded, .cacheSettled(.stream),
+        ])
+        #expect(connect == [.connectUpstream(fresh: false)])
+        #expect(Self.exchange(fetching)?.response == .awaitingUpstream)
+        let (large, first) = Self.machine(after: [
+            .requestHead(Self.waiting), .requestBodyEnded, .cacheSettled(.local(Self.large)),
+        ])
+        #expect(first == [.answer(Self.large, closing: false)] && Self.exchange(large)?.response == .sendingCached)
+        let (again, none) = Self.machine(after: [
+            .requestHead(Self.waiting), .requestBodyEnded, .cacheSettled(.awaitCache(since: 1500)),
+        ])
+        #expect(none == [] && Self.exchange(again)?.response == .awaitingCache(since: 1500))
+    }
+
+    @Test func aWaitTooLongStopsWaitingAndAClientGoneClosesIt() {
+        let limit = ConnectionStateMachine.maxCacheWaitMilliseconds
+        let (_, early) = Self.machine(after: [.requestHead(Self.waiting), .requestBodyEnded, .tick(now: 1000 + limit - 1)])
+        #expect(early == [])
+        let (_, late) = Self.machine(after: [.requestHead(Self.waiting), .requestBodyEnded, .tick(now: 1000 + limit)])
+        #expect(late == [.stopWaitingForCache])
+        let (gone, closing) = Self.machine(after: [.requestHead(Self.waiting), .clientEnded(.aborted)])
+        #expect(gone.state == .closed && closing.last == .close)
+        // A settlement that arrives after the wait ended is ignored.
+        let (idle, ignored) = Self.machine(after: [
+            .requestHead(Self.waiting), .requestBodyEnded, .cacheSettled(.stream), .cacheSettled(.stream),
+        ])
+        #expect(ignored == [] && Self.exchange(idle)?.response == .awaitingUpstream)
+    }
+
     @Test func aSpooledUploadIsSentOnceTheBodyIsComplete() {
         let start = RequestStart(route: .spool, hasBody: true, expectsContinue: true)
         let (spooling, first) = Self.machine(after: [.requestHead(start)])

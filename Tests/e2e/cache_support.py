@@ -82,6 +82,12 @@ class ObjectUpstream(LocalServer):
                     first, last = byte_range.removeprefix("bytes=").split("-")
                     start = int(first) if first else len(data) - int(last)
                     end = min(int(last), len(data) - 1) if first and last else len(data) - 1
+                    if start >= len(data):  # as S3: a range starting past the end is not satisfiable
+                        self.send_response(416)
+                        self.send_header("Content-Range", f"bytes */{len(data)}")
+                        self.send_header("Content-Length", "0")
+                        self.end_headers()
+                        return
                     status, body = 206, data[start:end + 1]
                     extra = [("Content-Range", f"bytes {start}-{end}/{len(data)}")]
                 self.send_response(status)

@@ -89,16 +89,19 @@ def test_a_miss_fills_every_slice_and_the_next_read_costs_no_upstream_request(se
 
 def test_a_range_miss_fetches_whole_slices_and_answers_exactly_the_range(setup):
     daemon, upstream, directory = setup
-    # Cold (size unknown): the end is widened to a slice boundary, the start is kept.
-    status, headers, body = request(daemon, "GET", PATH, {"Range": f"bytes={SLICE - 1}-{3 * SLICE}"})
-    assert (status, headers["X-Cache"], body) == (206, "MISS", DATA[SLICE - 1:3 * SLICE + 1])
-    assert headers["Content-Range"] == f"bytes {SLICE - 1}-{3 * SLICE}/{SIZE}"
-    assert headers["Content-Length"] == str(2 * SLICE + 2)
-    assert upstream.taken() == [("GET", PATH, None, f"bytes={SLICE - 1}-{4 * SLICE - 1}")]
-    # Slices 1, 2 and the short last one were covered whole; slice 0 only in part.
+    # Cold (size unknown): both ends widened to slice boundaries (the upstream clamps the end at the object's).
+    status, headers, body = request(daemon, "GET", PATH, {"Range": f"bytes={SLICE + 1}-{3 * SLICE}"})
+    assert (status, headers["X-Cache"], body) == (206, "MISS", DATA[SLICE + 1:3 * SLICE + 1])
+    assert headers["Content-Range"] == f"bytes {SLICE + 1}-{3 * SLICE}/{SIZE}"
+    assert headers["Content-Length"] == str(2 * SLICE)
+    assert upstream.taken() == [("GET", PATH, None, f"bytes={SLICE}-{4 * SLICE - 1}")]
+    # Slices 1, 2 and the short last one are kept whole.
     assert wait_for_size(daemon, directory, SIZE - SLICE)["size_bytes"] == SIZE - SLICE
     status, headers, body = request(daemon, "GET", PATH, {"Range": f"bytes={SLICE}-"})
     assert (status, headers["X-Cache"], body) == (206, "HIT", DATA[SLICE:])
+    # A range past the end (size known now: answered 416 from the entry, as S3 would).
+    assert request(daemon, "GET", PATH, {"Range": f"bytes={SIZE + 5}-"})[0] == 416
+    assert upstream.taken() == [("GET", PATH, None, f"bytes={SIZE + 5}-")]  # the cache does not write 416s
     # Size known: a range inside slice 0 fetches the whole slice; the client gets its 11 bytes.
     status, headers, body = request(daemon, "GET", PATH, {"Range": "bytes=10-20"})
     assert (status, headers["X-Cache"], body) == (206, "MISS", DATA[10:21])
@@ -108,6 +111,29 @@ def test_a_range_miss_fetches_whole_slices_and_answers_exactly_the_range(setup):
     status, headers, body = request(daemon, "GET", PATH)
     assert (status, headers["X-Cache"], body) == (200, "HIT", DATA)
     assert upstream.taken() == []
+
+
+def test_concurrent_misses_of_one_object_make_one_upstream_request(work_dir):
+    import threading
+    size = 40 * SLICE + 3
+    data = bytes((i * 5 + (i >> 11)) & 0xFF for i in range(size))
+    with running(work_dir, {PATH: ('"one"', data)}) as (daemon, upstream, directory):
+        results = []
+        barrier = threading.Barrier(8)
+
+        def client():
+            barrier.wait(timeout=10)
+            status, headers, body = request(daemon, "GET", PATH)
+            results.append((status, headers.get("X-Cache"), body == data))
+
+        threads = [threading.Thread(target=client) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert sorted(results) == sorted([(200, "MISS", True)] + [(200, "HIT", True)] * 7), results
+        assert upstream.taken() == [("GET", PATH, None, None)]
+        assert cache_figures(daemon, directory)["fetched_bytes_total"] == size
 
 
 def test_random_ranges_from_concurrent_clients_are_byte_exact(setup):
@@ -140,6 +166,15 @@ def test_random_ranges_from_concurrent_clients_are_byte_exact(setup):
     assert figures["size_bytes"] == SIZE
     print(f"200 random ranges, 8 clients: {len(ranges)} upstream requests, "
           f"{figures['fetched_bytes_total'] / SIZE:.1f}x the object fetched")
+
+
+def test_a_cold_range_past_the_end_is_416_though_its_widened_range_was_not(setup):
+    daemon, upstream, _ = setup
+    status, headers, body = request(daemon, "GET", PATH, {"Range": f"bytes={SIZE + 5}-{SIZE + 10}"})
+    assert (status, body, headers["Content-Range"]) == (416, b"", f"bytes */{SIZE}")
+    assert upstream.taken() == [("GET", PATH, None, f"bytes={SIZE // SLICE * SLICE}-{4 * SLICE - 1}")]
+    # The connection stays sound: the next request on it is answered.
+    assert request(daemon, "GET", PATH)[2] == DATA
 
 
 def test_answers_the_cache_may_not_keep_are_not_kept(work_dir):

@@ -19,31 +19,62 @@ final class CacheFill {
     /// Of a widened answer's body: the bytes before the client's (to the cache only) and the client's own.
     private var window: (skip: Int, take: Int)?
 
+    /// This fill's entry in the store's single-flight table: misses of the same bytes wait for it.
+    private let flight: FillFlights.FlightID
+    private var flightClosed = false
+
     init(store: SliceStore, name: ObjectName, config: CacheConfig, widened: WidenedRange? = nil) {
         self.store = store
         self.name = name
         self.config = config
         self.widened = widened
+        flight = store.flights.open(name)
+    }
+
+    /// However the exchange ended, its waiters are woken once its last slice is written (or at once when it
+    /// keeps nothing): they then find the slices, or fetch for themselves.
+    deinit {
+        guard !flightClosed else { return }
+        let (flights, name, flight) = (store.flights, name, flight)
+        store.afterWrites { flights.close(name, flight) }
+    }
+
+    private func closeFlight() {
+        guard !flightClosed else { return }
+        flightClosed = true
+        store.flights.close(name, flight)
     }
 
     /// The head to send the client for the upstream's final answer, the fill started (`start(with:now:)`): the
     /// same head, or for a widened range's 206 the client's own range (`Content-Range`, `Content-Length`) with
     /// the body trimmed to it (`clientShare`). Nil when that 206 does not hold the client's bytes.
     func begin(_ head: ResponseHead, now: Int) -> ResponseHead? {
-        start(with: head, now: now)
+        if start(with: head, now: now), let cutter {
+            store.flights.announce(
+                name, flight, bytes: cutter.position..<cutter.end, objectSize: cutter.layout.objectSize)
+        } else {
+            closeFlight()  // nothing will be kept: nobody should wait for it
+        }
         guard let widened, head.status == 206 else { return head }  // a 200 (If-Range), a 416, an error: as is
         guard let parsed = try? head.parsingRawFields(),
             let range = parsed.headers["Content-Range"].flatMap(ContentRange.parse)
         else { return nil }
         let lower = widened.wanted.lowerBound
         let upper = min(widened.wanted.upperBound, range.bytes.upperBound)
-        guard range.bytes.lowerBound <= lower, lower < upper else { return nil }
-        window = (lower - range.bytes.lowerBound, upper - lower)
         var fields = HTTPHeaders()
         for (name, value) in parsed.headers {
             let lowered = ASCII.lowercased(name)
             if lowered != "content-range" && lowered != "content-length" { fields.add(name: name, value: value) }
         }
+        if lower >= range.size {
+            // The client's range starts past the object's end (the widened one did not): 416, as S3 answers it.
+            window = (range.bytes.count, 0)
+            fields.add(name: "Content-Range", value: "bytes */\(range.size)")
+            fields.add(name: "Content-Length", value: "0")
+            return ResponseHead(version: head.version, status: 416, headers: fields)
+        }
+        guard range.bytes.lowerBound <= lower, lower < upper else { return nil }
+        window = (lower - range.bytes.lowerBound, upper - lower)
         fields.add(name: "Content-Range", value: "bytes \(lower)-\(upper - 1)/\(range.size)")
         if parsed.headers["Content-Length"] != nil { fields.add(name: "Content-Length", value: String(upper - lower)) }
         return ResponseHead(version: head.version, status: 206, reason: head.reason, headers: fields)

@@ -122,13 +122,13 @@ struct WidenedRange: Equatable {
     var wanted: Range<Int>
 
     /// Nil when nothing needs widening: no range, several or a suffix range (`bytes=-N`: their first byte depends
-    /// on the size), or a range already on slice boundaries. Only the end is widened while the object's size is
-    /// unknown: a start moved down could turn a range past the end (416 from S3) into a 206 of other bytes.
+    /// on the size), or a range already on slice boundaries. A range starting past the end of an object of unknown
+    /// size may come back as a 206 of the slice before: `CacheFill.begin` answers it 416, as S3 would.
     static func widen(_ field: String?, objectSize: Int?, sliceSize: Int) -> WidenedRange? {
         guard let field, !field.contains("=-"), !field.contains(","),
             case .bytes(let wanted) = ClientRange.parse(field, objectSize: objectSize ?? Int.max)
         else { return nil }
-        let start = objectSize == nil ? wanted.lowerBound : wanted.lowerBound / sliceSize * sliceSize
+        let start = wanted.lowerBound / sliceSize * sliceSize
         var end: Int? = nil  // exclusive; nil: to the object's end
         if wanted.upperBound != Int.max {
             let rounded = (wanted.upperBound + sliceSize - 1) / sliceSize * sliceSize

@@ -27,6 +27,8 @@ extension ClientConnection {
 /// What the cache does with a request, decided at its head (`ClientConnection.cacheStart`).
 enum CacheStart {
     case upstream
+    /// Another request is fetching the bytes this one needs: wait for it (`FillFlights`), then decide again.
+    case wait
     /// Upstream as the client sent it; a cacheable answer is recorded and its slices filled as it streams.
     case fill(CacheFill)
     case local(LocalAnswer)
@@ -38,7 +40,7 @@ extension ClientConnection {
     /// What the cache does with a GET or HEAD (issue 23): answer it (its slices opened), send it upstream with
     /// `If-None-Match` to revalidate (its slices opened too), or nothing (a miss, a slice gone, a store error: the
     /// cache never answers with less than every byte).
-    func cacheStart(_ target: CacheReadTarget, head: RequestHead, plan: ForwardPlan) -> CacheStart {
+    func cacheStart(_ target: CacheReadTarget, head: RequestHead, plan: ForwardPlan, mayWait: Bool) -> CacheStart {
         guard let store = settings.caches[target.directory] else { return .upstream }
         let found: CachedObject?
         do { found = try store.lookup(target.name) } catch { return .upstream }
@@ -49,6 +51,13 @@ extension ClientConnection {
                     method: head.method, queryNames: queryNames, headers: head.headers, key: target.name.key,
                     config: target.config)
             else { return CacheStart.upstream }
+            if mayWait, let waker = self.worker.cacheWaker,
+                let need = Self.fillNeed(head.headers["Range"], entry: found),
+                store.flights.wait(
+                    target.name, for: need, CacheWaiter(waker: waker, connection: ObjectIdentifier(self)))
+            {
+                return .wait
+            }
             store.metrics.countMiss(bytesFetched: 0)
             let widened = WidenedRange.widen(
                 head.headers["Range"], objectSize: found?.stored.objectSize,
@@ -102,6 +111,78 @@ extension ClientConnection {
         }
         store.metrics.countHit(bytes: cached.bytes.count)
         return .local(.cached(response))
+    }
+
+    /// What a miss needs of the object, to wait for another request's fill of it: nil for what cannot be known
+    /// before the answer (a suffix range of an object of unknown size).
+    static func fillNeed(_ range: String?, entry: CachedObject?) -> FillFlights.Need? {
+        if let entry {
+            guard let framing = ContentRange.answer(
+                ClientRange.parse(range, objectSize: entry.stored.objectSize), objectSize: entry.stored.objectSize)
+            else { return nil }
+            return FillFlights.Need(bytes: framing.bytes, layout: entry.layout)
+        }
+        guard range == nil || !(range ?? "").contains("=-") else { return nil }
+        switch ClientRange.parse(range, objectSize: Int.max) {
+        case .whole: return FillFlights.Need(bytes: 0..<Int.max, layout: nil)
+        case .bytes(let bytes): return FillFlights.Need(bytes: bytes, layout: nil)
+        default: return nil
+        }
+    }
+
+    /// Where a GET or HEAD of a cached bucket goes (issue 23), decided at its head and again after a wait for
+    /// another request's fill: answered from the cache, revalidated, filled, sent upstream, or waiting.
+    func cacheRoute(
+        _ target: CacheReadTarget, plan: ForwardPlan, head: RequestHead, isHTTP10: Bool, mayWait: Bool
+    ) throws(ProxyError) -> RequestRoute {
+        var plan = plan
+        switch cacheStart(target, head: head, plan: plan, mayWait: mayWait) {
+        case .local(let answer):
+            request.logPath = plan.logPath
+            return .local(answer)
+        case .revalidate(let revalidation, let fields):
+            for (name, value) in fields { plan.request.headers.append((name, value)) }
+            let route = try forwardRoute(plan, head: head, hasBody: false, isHTTP10: isHTTP10)
+            exchange?.cacheRevalidation = revalidation
+            return route
+        case .fill(let fill):
+            if let widened = fill.widened {
+                // Whole slices upstream, so every byte fetched can be kept; the client gets its own range.
+                for index in plan.request.headers.indices
+                where ASCII.lowercased(plan.request.headers[index].name) == "range" {
+                    plan.request.headers[index].value = widened.field
+                }
+            }
+            let route = try forwardRoute(plan, head: head, hasBody: false, isHTTP10: isHTTP10)
+            exchange?.cacheFill = fill
+            return route
+        case .upstream:
+            return try forwardRoute(plan, head: head, hasBody: false, isHTTP10: isHTTP10)
+        case .wait:
+            request.logPath = plan.logPath
+            pendingCacheRead = PendingCacheRead(target: target, plan: plan, head: head, isHTTP10: isHTTP10)
+            return .awaitCache(since: worker.nowMicroseconds() / 1000)
+        }
+    }
+
+    /// The fill this request waited for wrote what it needs, or ended: decide again (it may wait once more).
+    func cacheWaitEnded() {
+        guard case .exchange(let state) = machine.state, case .awaitingCache = state.response else { return }
+        settleCacheWait(mayWait: true)
+        settle()
+    }
+
+    /// Decides a waiting request again; without `mayWait` (it waited too long) it fetches for itself.
+    func settleCacheWait(mayWait: Bool) {
+        guard let pending = pendingCacheRead else { return }
+        pendingCacheRead = nil
+        do throws(ProxyError) {
+            let route = try cacheRoute(
+                pending.target, plan: pending.plan, head: pending.head, isHTTP10: pending.isHTTP10, mayWait: mayWait)
+            handle(.cacheSettled(route))
+        } catch {
+            handle(.failed(error))
+        }
     }
 
     /// The head to send the client for the upstream's final answer: the exchange's revalidation, if any, decides;

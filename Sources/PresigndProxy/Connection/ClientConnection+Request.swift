@@ -126,28 +126,11 @@ extension ClientConnection {
             case .redirect(let plan):
                 request.logPath = plan.path
                 start.route = .local(redirect(plan))
-            case .forward(var plan):
+            case .forward(let plan):
                 // Policy first: only a request the rewriter routed and allowed gets here.
-                let cache = plan.cacheRead.map { hasBody ? .upstream : cacheStart($0, head: head, plan: plan) }
-                switch cache ?? .upstream {
-                case .local(let cached):
-                    request.logPath = plan.logPath
-                    start.route = .local(cached)
-                case .revalidate(let revalidation, let fields):
-                    for (name, value) in fields { plan.request.headers.append((name, value)) }
-                    start.route = try forwardRoute(plan, head: head, hasBody: hasBody, isHTTP10: isHTTP10)
-                    exchange?.cacheRevalidation = revalidation
-                case .fill(let fill):
-                    if let widened = fill.widened {
-                        // Whole slices upstream, so every byte fetched can be kept; the client gets its own range.
-                        for index in plan.request.headers.indices
-                        where ASCII.lowercased(plan.request.headers[index].name) == "range" {
-                            plan.request.headers[index].value = widened.field
-                        }
-                    }
-                    start.route = try forwardRoute(plan, head: head, hasBody: hasBody, isHTTP10: isHTTP10)
-                    exchange?.cacheFill = fill
-                case .upstream:
+                if let target = plan.cacheRead, !hasBody {
+                    start.route = try cacheRoute(target, plan: plan, head: head, isHTTP10: isHTTP10, mayWait: true)
+                } else {
                     start.route = try forwardRoute(plan, head: head, hasBody: hasBody, isHTTP10: isHTTP10)
                 }
             }
@@ -160,7 +143,7 @@ extension ClientConnection {
     /// Makes the exchange for a forwarded request: signed now (streamed) or once its body is spooled.
     /// The plan is consumed: it moves into the exchange (kept for retries), signed first from here, so the
     /// request path copies it no more (it is large: the request's headers, its policy verdict).
-    private func forwardRoute(_ plan: consuming ForwardPlan, head: RequestHead, hasBody: Bool, isHTTP10: Bool)
+    func forwardRoute(_ plan: consuming ForwardPlan, head: RequestHead, hasBody: Bool, isHTTP10: Bool)
         throws(ProxyError) -> RequestRoute
     {
         request.logPath = plan.logPath

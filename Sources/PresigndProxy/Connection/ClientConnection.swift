@@ -33,6 +33,8 @@ final class ClientConnection: StreamDelegate {
     /// The rest of a cached answer too large to queue at once, and what its log line needs once it is all queued.
     var cachedBodySender: CachedBodySender?
     var cachedBodyLog: (response: CachedResponse, requestID: String)?
+    /// A request waiting for another request's cache fill, kept to be decided again (`cacheWaitEnded`).
+    var pendingCacheRead: PendingCacheRead?
     /// Method, log path and HTTP version of the request being handled (local answers need them).
     var request = RequestSummary.none
     /// The client's address as text, formatted once per connection (logs, metrics).
@@ -170,6 +172,8 @@ final class ClientConnection: StreamDelegate {
             write("0\r\n\r\n")
         case .passOnHeldAnswer:
             passOnHeldAnswer()
+        case .stopWaitingForCache:
+            settleCacheWait(mayWait: false)
         case .releaseUpstream(let reusable):
             releaseUpstream(reusable: reusable)
         case .answer(let answer, let closing):
@@ -346,6 +350,7 @@ final class ClientConnection: StreamDelegate {
         retryTimer?.cancel()
         cachedBodySender = nil
         cachedBodyLog = nil
+        pendingCacheRead = nil
         if reset { stream.reset() } else { stream.close() }
         worker.connectionClosed(self)
     }

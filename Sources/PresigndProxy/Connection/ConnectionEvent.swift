@@ -45,6 +45,9 @@ enum ConnectionEvent: Equatable {
     case bodyTooSlow
     /// The last slice of a cached answer that streams its body (`CachedResponse.streamsBody`) is queued.
     case cachedBodySent
+    /// A request waiting for a cache fill was decided again: answered from the cache, sent upstream, or waiting
+    /// again.
+    indirect case cacheSettled(RequestRoute)
 }
 
 /// How a client's side of a connection ended.
@@ -82,6 +85,9 @@ enum RequestRoute: Equatable {
     case spool
     /// Answered by presignd itself (an error, the service root, a redirect).
     indirect case local(LocalAnswer)
+    /// Waits for another request's cache fill (single-flight, issue 23 §5) since `since` (milliseconds); then
+    /// decided again (`cacheSettled`).
+    case awaitCache(since: Int)
 }
 
 /// A response presignd writes itself.
@@ -143,6 +149,8 @@ enum ConnectionAction: Equatable {
     case finishResponseBody
     /// A held answer took too long: its head and what arrived of its body go to the client now, the rest streams.
     case passOnHeldAnswer
+    /// A request waited for a cache fill too long: decide it again without waiting (`cacheSettled` follows).
+    case stopWaitingForCache
     case releaseUpstream(reusable: Bool)
     /// Writes a local answer; it ends the exchange's accounting when there is one.
     indirect case answer(LocalAnswer, closing: Bool)

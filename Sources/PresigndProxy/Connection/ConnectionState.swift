@@ -55,6 +55,9 @@ enum ResponseProgress: Equatable {
     /// A cached answer's head went to the client; its slices are queued one by one as the client's output drains
     /// (`CachedBodySender`), until `cachedBodySent`. No upstream.
     case sendingCached
+    /// Waiting, since `since` (milliseconds), for another request's fill of the slices this one needs (issue 23
+    /// §5). No upstream; woken when they are written or that fill ends, or after `maxCacheWaitMilliseconds`.
+    case awaitingCache(since: Int)
     /// The response is complete (upstream or local) while the request is still being read.
     case complete
 }

@@ -7,6 +7,9 @@ struct ConnectionStateMachine {
     /// A held answer still incomplete this long after its head is passed on as far as it came (`HeldAnswer`).
     var maxHoldMilliseconds: Int
 
+    /// A request waiting for another request's cache fill this long fetches for itself.
+    static let maxCacheWaitMilliseconds = 2000
+
     init(headerTimeoutMilliseconds: Int, maxHoldMilliseconds: Int = HeldAnswer.maxHoldMilliseconds) {
         self.headerTimeoutMilliseconds = headerTimeoutMilliseconds
         self.maxHoldMilliseconds = maxHoldMilliseconds
@@ -34,6 +37,7 @@ struct ConnectionStateMachine {
         case .tick(let now): tick(now: now, &actions)
         case .bodyTooSlow: bodyTooSlow(&actions)
         case .cachedBodySent: cachedBodySent(&actions)
+        case .cacheSettled(let route): cacheSettled(route, &actions)
         }
     }
 
@@ -138,6 +142,33 @@ struct ConnectionStateMachine {
             exchange.response = .awaitingSpool
             state = .exchange(exchange)
             if continues { actions.append(.sendContinue) }
+        case .awaitCache(let since):
+            exchange.response = .awaitingCache(since: since)
+            state = .exchange(exchange)
+        }
+    }
+
+    /// A request that waited for a cache fill, decided again.
+    private mutating func cacheSettled(_ route: RequestRoute, _ actions: inout [ConnectionAction]) {
+        guard case .exchange(var exchange) = state, case .awaitingCache = exchange.response else { return }
+        switch route {
+        case .local(.cached(let cached)) where cached.streamsBody:
+            exchange.response = .sendingCached
+            state = .exchange(exchange)
+            actions.append(.answer(.cached(cached), closing: exchange.closeReason != nil))
+        case .local(let answer):
+            exchange.response = .complete
+            actions.append(.answer(answer, closing: exchange.closeReason != nil || exchange.request != .complete))
+            if exchange.request == .complete { return endCycle(exchange, &actions) }
+            state = .closingWhenFlushed  // an unread body is not skipped
+            actions.append(.closeWhenFlushed)
+        case .stream, .spool:
+            exchange.response = .awaitingUpstream
+            state = .exchange(exchange)
+            actions.append(.connectUpstream(fresh: false))
+        case .awaitCache(let since):
+            exchange.response = .awaitingCache(since: since)
+            state = .exchange(exchange)
         }
     }
 
@@ -243,7 +274,7 @@ struct ConnectionStateMachine {
             case .complete:
                 state = .closed
                 actions.append(.close)
-            case .awaitingSpool, .awaitingUpstream, .holding, .backingOff:
+            case .awaitingSpool, .awaitingUpstream, .holding, .backingOff, .awaitingCache:
                 // Nothing of a response went out yet: the client gets an S3 error.
                 if exchange.response.waitsOnUpstream { actions.append(.releaseUpstream(reusable: false)) }
                 if exchange.request != .complete || exchange.closeReason != nil {
@@ -351,7 +382,7 @@ extension ResponseProgress {
     var waitsOnUpstream: Bool {
         switch self {
         case .awaitingUpstream, .holding: true
-        case .awaitingSpool, .backingOff, .streaming, .sendingCached, .complete: false
+        case .awaitingSpool, .backingOff, .streaming, .sendingCached, .awaitingCache, .complete: false
         }
     }
 }
@@ -374,6 +405,10 @@ extension ConnectionStateMachine {
         case .readingHead(let startedAt) where now - startedAt > headerTimeoutMilliseconds:
             answerAndClose(.error(.requestTimeout), &actions)
         case .exchange(let exchange):
+            if case .awaitingCache(let since) = exchange.response, now - since >= Self.maxCacheWaitMilliseconds {
+                actions.append(.stopWaitingForCache)
+                return
+            }
             guard case .holding(let since) = exchange.response, now - since >= maxHoldMilliseconds else { return }
             // The driver writes the head (`responseHead` follows) and streams the rest: the client hears from it
             // before its SDK's read timeout, and a late `<Error>` is the SDK's to read.
@@ -388,7 +423,7 @@ extension ConnectionStateMachine {
     fileprivate mutating func bodyTooSlow(_ actions: inout [ConnectionAction]) {
         guard case .exchange(let exchange) = state else { return }
         switch exchange.response {
-        case .awaitingSpool, .awaitingUpstream, .holding, .backingOff:
+        case .awaitingSpool, .awaitingUpstream, .holding, .backingOff, .awaitingCache:
             guard exchange.request != .complete else { return }
             if exchange.response.waitsOnUpstream { actions.append(.releaseUpstream(reusable: false)) }
             answerAndClose(.error(.bodyTooSlow), &actions)

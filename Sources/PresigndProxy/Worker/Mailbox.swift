@@ -1,12 +1,14 @@
 import PresigndIO
 import Synchronization
 
-/// Messages the main thread sends a worker.
+/// Messages other threads send a worker (the main thread, a cache store's writer).
 enum WorkerMessage: Sendable {
     case drain
     case reload(ProxySettings, [ListenSocket]?)
     /// A refreshing upstream's new credentials (or why it has none), by upstream name.
     case credentials(String, UpstreamCredentialState)
+    /// A connection waiting for another request's cache fill may decide again (`CacheWaiter`).
+    case cacheWake(ObjectIdentifier)
 }
 
 /// A locked queue of worker messages; the worker takes them when its control event fires.

@@ -39,6 +39,8 @@ final class Worker {
     private var lastSigningDate: AmzDate?
     private let requestIDPrefix: String
     private var control: CrossThreadEvent?
+    /// How a cache fill on any thread wakes this worker's connections that wait for it.
+    private(set) var cacheWaker: CacheWaker?
     private var pendingSettings: ProxySettings?
     private let mailbox = Mailbox()
 
@@ -77,7 +79,9 @@ final class Worker {
         self.requestIDPrefix = RequestID.hex(UInt64(index), digits: 2, after: RequestID.hex(UInt64(random), digits: 7))
         resetUpstreams()
         do {
-            control = try CrossThreadEvent(loop: loop) { [unowned self] in self.handleControl() }
+            let control = try CrossThreadEvent(loop: loop) { [unowned self] in self.handleControl() }
+            self.control = control
+            cacheWaker = CacheWaker(mailbox: mailbox, control: control)
         } catch {
             throw StartupError(error)
         }
@@ -300,6 +304,8 @@ final class Worker {
                 beginDrain()
             case .credentials(let name, let state):
                 updateCredentials(upstream: name, state)
+            case .cacheWake(let id):
+                connections[id]?.cacheWaitEnded()
             case .reload(let newSettings, let sockets):
                 settings = newSettings
                 resetUpstreams()

@@ -1,0 +1,152 @@
+import Synchronization
+
+/// Someone waiting for a fill (issue 23 §5): told once, from any thread, that what it waited for is written or
+/// that the fill ended; it then decides again (served from the slices, or fetching itself).
+public protocol FillWaiter: Sendable {
+    func wake()
+}
+
+/// Single-flight for misses (issue 23 §5), per store: while one request fills part of an object, a request that
+/// needs some of the bytes it is bringing waits for it instead of fetching them again. A waiter is woken as soon as
+/// every slice it needs that the fill keeps is written (it then finds them, and fetches only if more is missing),
+/// or when the fill ends whatever happened (its answer was not cacheable, the upstream failed, the client went
+/// away): nobody waits on a fill that is over. A flight's bytes are unknown until its
+/// answer's head (`announce`): meanwhile it is assumed to bring what a waiter needs (most concurrent misses of an
+/// object ask for the same bytes). Pure bookkeeping under one lock; waking happens outside it.
+public final class FillFlights: Sendable {
+    public typealias FlightID = Int
+
+    /// What a waiter needs: a byte range of the object (`upperBound` `Int.max`: to its end), and the layout of
+    /// the stored object when it is known (then the waiter is woken slice by slice, else at the flight's end).
+    public struct Need: Sendable, Equatable {
+        public var bytes: Range<Int>
+        public var layout: SliceLayout?
+
+        public init(bytes: Range<Int>, layout: SliceLayout?) {
+            self.bytes = bytes
+            self.layout = layout
+        }
+    }
+
+    struct Waiting: Sendable {
+        var waiter: any FillWaiter
+        var need: Need
+    }
+
+    struct Flight: Sendable {
+        var id: FlightID
+        /// The object's bytes the fill's answer carries, and the object's size; nil until its head.
+        var bytes: Range<Int>?
+        var objectSize: Int?
+        /// Slices written so far.
+        var written: Set<Int> = []
+        var waiting: [Waiting] = []
+
+        /// Whether the flight brings any of what `need` asks for (unknown before its head: assumed so).
+        func brings(_ need: Need) -> Bool {
+            guard let bytes else { return true }
+            return bytes.overlaps(need.bytes)
+        }
+
+        /// Whether every slice of `need` this flight keeps is written (the waiter then decides again: a hit, or
+        /// a fetch of what is still missing); false while its slices are unknown (woken at the end instead).
+        func hasWritten(_ need: Need) -> Bool {
+            guard let bytes, let layout = need.layout else { return false }
+            let wanted = need.bytes.clamped(to: 0..<layout.objectSize)
+            return layout.slices(covering: wanted).allSatisfy { index in
+                let slice = layout.bytes(ofSlice: index)
+                return !(bytes.lowerBound <= slice.lowerBound && slice.upperBound <= bytes.upperBound)
+                    || written.contains(index)
+            }
+        }
+    }
+
+    struct Table: Sendable {
+        var flights: [ObjectName: [Flight]] = [:]
+        var next: FlightID = 1
+    }
+
+    private let table = Mutex(Table())
+
+    public init() {}
+
+    /// A request starts fetching `name` (its answer not seen yet).
+    public func open(_ name: ObjectName) -> FlightID {
+        table.withLock { table in
+            let id = table.next
+            table.next += 1
+            table.flights[name, default: []].append(Flight(id: id))
+            return id
+        }
+    }
+
+    /// The fill's answer carries `bytes` of an object of `objectSize` bytes; waiters it will not serve are woken
+    /// now (to fetch for themselves).
+    public func announce(_ name: ObjectName, _ id: FlightID, bytes: Range<Int>, objectSize: Int) {
+        let woken = table.withLock { table -> [Waiting] in
+            guard let index = table.flights[name]?.firstIndex(where: { $0.id == id }) else { return [] }
+            table.flights[name]![index].bytes = bytes
+            table.flights[name]![index].objectSize = objectSize
+            let flight = table.flights[name]![index]
+            let (stay, go) = flight.waiting.partitioned { flight.brings($0.need) }
+            table.flights[name]![index].waiting = stay
+            return go
+        }
+        for waiting in woken { waiting.waiter.wake() }
+    }
+
+    /// Joins a flight of `name` that brings `need`; false when none does (the caller fetches itself).
+    public func wait(_ name: ObjectName, for need: Need, _ waiter: any FillWaiter) -> Bool {
+        table.withLock { table in
+            guard let index = table.flights[name]?.firstIndex(where: { $0.brings(need) && !$0.hasWritten(need) })
+            else { return false }
+            table.flights[name]![index].waiting.append(Waiting(waiter: waiter, need: need))
+            return true
+        }
+    }
+
+    /// Slice `index` of `name` is written (by any fill): waiters of its flights who have every slice they need
+    /// now are woken.
+    public func written(_ name: ObjectName, index: Int) {
+        let woken = table.withLock { table -> [Waiting] in
+            guard var flights = table.flights[name] else { return [] }
+            var woken: [Waiting] = []
+            for position in flights.indices {
+                flights[position].written.insert(index)
+                let flight = flights[position]
+                let (stay, go) = flight.waiting.partitioned { !flight.hasWritten($0.need) }
+                flights[position].waiting = stay
+                woken += go
+            }
+            table.flights[name] = flights
+            return woken
+        }
+        for waiting in woken { waiting.waiter.wake() }
+    }
+
+    /// The flight ended, whatever happened: its remaining waiters are woken.
+    public func close(_ name: ObjectName, _ id: FlightID) {
+        let woken = table.withLock { table -> [Waiting] in
+            guard let index = table.flights[name]?.firstIndex(where: { $0.id == id }) else { return [] }
+            let flight = table.flights[name]!.remove(at: index)
+            if table.flights[name]!.isEmpty { table.flights[name] = nil }
+            return flight.waiting
+        }
+        for waiting in woken { waiting.waiter.wake() }
+    }
+
+    /// Flights under way (metrics, tests).
+    public var count: Int { table.withLock { $0.flights.values.reduce(0) { $0 + $1.count } } }
+}
+
+extension Array {
+    /// The elements for which `keeps` is true, and the others, each in order.
+    fileprivate func partitioned(_ keeps: (Element) -> Bool) -> ([Element], [Element]) {
+        var kept: [Element] = []
+        var others: [Element] = []
+        for element in self {
+            if keeps(element) { kept.append(element) } else { others.append(element) }
+        }
+        return (kept, others)
+    }
+}

@@ -25,6 +25,13 @@ public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     public var description: String { hex }
 
+    /// A bucket in `0..<count` (from the hash's first 8 hex digits: evenly spread).
+    func bucket(_ count: Int) -> Int {
+        var value = 0
+        for byte in hex.utf8.prefix(8) { value = value &* 16 &+ Int(byte <= 57 ? byte - 48 : byte - 87) }
+        return value % count
+    }
+
     public static func < (lhs: CacheKey, rhs: CacheKey) -> Bool { lhs.hex < rhs.hex }
 
     /// The first 16 hex digits of the version's SHA-256: slice files carry it in their names.

@@ -80,28 +80,40 @@ public final class FillFlights: Sendable {
         }
     }
 
-    /// The fill's answer carries `bytes` of an object of `objectSize` bytes; waiters it will not serve are woken
-    /// now (to fetch for themselves).
-    public func announce(_ name: ObjectName, _ id: FlightID, bytes: Range<Int>, objectSize: Int) {
+    /// The fill's answer carries `bytes` of the object, cut as `layout` says; waiters it brings nothing for are
+    /// woken now (to fetch for themselves), the others learn the layout (so they are woken slice by slice, not
+    /// only at the end of a long fill).
+    public func announce(_ name: ObjectName, _ id: FlightID, bytes: Range<Int>, layout: SliceLayout) {
         let woken = table.withLock { table -> [Waiting] in
             guard let index = table.flights[name]?.firstIndex(where: { $0.id == id }) else { return [] }
             table.flights[name]![index].bytes = bytes
-            table.flights[name]![index].objectSize = objectSize
+            table.flights[name]![index].objectSize = layout.objectSize
             let flight = table.flights[name]![index]
-            let (stay, go) = flight.waiting.partitioned { flight.brings($0.need) }
+            var (stay, go) = flight.waiting.partitioned { flight.brings($0.need) }
+            for position in stay.indices where stay[position].need.layout == nil {
+                stay[position].need.layout = layout
+            }
             table.flights[name]![index].waiting = stay
             return go
         }
         for waiting in woken { waiting.waiter.wake() }
     }
 
-    /// Joins a flight of `name` that brings `need`; false when none does (the caller fetches itself).
-    public func wait(_ name: ObjectName, for need: Need, _ waiter: any FillWaiter) -> Bool {
+    /// In one step: waits for a flight of `name` that brings some of `need` (nil: it was joined), or opens a new
+    /// flight for the caller to fill (its id). Without a `need` (unknowable before the answer) it always opens:
+    /// no second request can slip in between a check and an open.
+    public func waitOrOpen(_ name: ObjectName, for need: Need?, _ waiter: any FillWaiter) -> FlightID? {
         table.withLock { table in
-            guard let index = table.flights[name]?.firstIndex(where: { $0.brings(need) && !$0.hasWritten(need) })
-            else { return false }
-            table.flights[name]![index].waiting.append(Waiting(waiter: waiter, need: need))
-            return true
+            if let need,
+                let index = table.flights[name]?.firstIndex(where: { $0.brings(need) && !$0.hasWritten(need) })
+            {
+                table.flights[name]![index].waiting.append(Waiting(waiter: waiter, need: need))
+                return nil
+            }
+            let id = table.next
+            table.next += 1
+            table.flights[name, default: []].append(Flight(id: id))
+            return id
         }
     }
 

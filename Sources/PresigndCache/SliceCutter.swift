@@ -1,7 +1,8 @@
 /// Cuts an upstream answer's body into whole slices as it streams past (issue 23 §6): the body carries the
 /// object's bytes `bytes` (all of them for a 200, the `Content-Range` of a 206); a slice is kept only when the body
 /// covers it from its first byte to its last, so a fill never names a partial slice. Bytes before the first whole
-/// slice are skipped; the slice the body ends inside (other than the object's last) is dropped. Pure: the caller
+/// slice are skipped, as are slices the store has (`skipping`); the slice the body ends inside (other than the
+/// object's last) is dropped. Pure: the caller
 /// hands completed slices to `SliceStore.submitSlice`.
 public struct SliceCutter: Sendable {
     public let layout: SliceLayout
@@ -14,10 +15,14 @@ public struct SliceCutter: Sendable {
     /// Set by `stop()`: nothing more is collected (the writer was over its budget, or the answer went wrong).
     public private(set) var isStopped = false
 
-    public init(layout: SliceLayout, bytes: Range<Int>) {
+    /// Slices not to collect (the store has them already: a refill writes only what is missing).
+    public let skipping: Set<Int>
+
+    public init(layout: SliceLayout, bytes: Range<Int>, skipping: Set<Int> = []) {
         self.layout = layout
         self.position = bytes.lowerBound
         self.end = min(bytes.upperBound, layout.objectSize)
+        self.skipping = skipping
     }
 
     /// A completed slice: its index and exactly its bytes.
@@ -30,9 +35,13 @@ public struct SliceCutter: Sendable {
     public func wants(_ count: Int) -> Bool {
         guard !isStopped, count > 0, position < end else { return false }
         if collecting != nil { return true }
-        // Not collecting: keeping starts at the next slice boundary inside these bytes.
-        let next = (position + layout.sliceSize - 1) / layout.sliceSize * layout.sliceSize
-        return next < min(position + count, end)
+        // Not collecting: keeping starts at a slice boundary inside these bytes, of a slice not skipped.
+        var next = (position + layout.sliceSize - 1) / layout.sliceSize * layout.sliceSize
+        while next < min(position + count, end) {
+            if !skipping.contains(next / layout.sliceSize) { return true }
+            next += layout.sliceSize
+        }
+        return false
     }
 
     /// Takes the next body bytes (`count` of them, whether `bytes` holds them or, when `wants` said no, is empty)
@@ -41,7 +50,10 @@ public struct SliceCutter: Sendable {
         var completed: [Slice] = []
         var offset = 0
         while offset < count, position < end {
-            if isStopped || (collecting == nil && position % layout.sliceSize != 0) {
+            if isStopped
+                || (collecting == nil
+                    && (position % layout.sliceSize != 0 || skipping.contains(position / layout.sliceSize)))
+            {
                 // Skip to the next boundary (or past these bytes).
                 let boundary = (position / layout.sliceSize + 1) * layout.sliceSize
                 let skipped = min(boundary - position, count - offset)

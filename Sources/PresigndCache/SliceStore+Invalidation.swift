@@ -8,6 +8,7 @@ extension SliceStore {
         let root = objectsRoot
         // By key, not by a scan: a write through presignd pays one hash, whatever the store holds.
         let dropped = try state.withLock { (state) throws(CacheError) -> Int in
+            state.invalidated[key.bucket(Self.invalidationBuckets)] += 1
             if state.missing[key]?.name == name { state.missing[key] = nil }
             guard state.entries[key]?.meta.identity.name == name else { return 0 }
             try Self.remove(key, in: &state, root: root, keepDirectory: false)
@@ -31,6 +32,7 @@ extension SliceStore {
     public func invalidate(where matches: (ObjectName) -> Bool) throws(CacheError) -> Int {
         let root = objectsRoot
         let dropped = try state.withLock { (state) throws(CacheError) -> Int in
+            state.bulkInvalidations += 1
             state.missing = state.missing.filter { !matches($0.value.name) }
             let keys = state.entries.filter { matches($0.value.meta.identity.name) }.map(\.key)
             for key in keys { try Self.remove(key, in: &state, root: root, keepDirectory: false) }
@@ -46,9 +48,12 @@ extension SliceStore {
 
     /// Remembers a 404 for `name` until `until` (wall-clock milliseconds; `negative_ttl`). Memory only. With the
     /// table full, expired names go first; still full, the 404 is not remembered (the next read asks upstream).
-    public func rememberMissing(_ name: ObjectName, until: Int, now: Int) throws(CacheError) {
+    public func rememberMissing(
+        _ name: ObjectName, until: Int, now: Int, unlessInvalidatedSince mark: InvalidationMark? = nil
+    ) throws(CacheError) {
         let key = try Self.key(name)
         state.withLock { state in
+            if let mark, state.mark(key) != mark { return }  // a write since the read was sent: not a 404 now
             if state.missing.count >= Self.maxRememberedMissing && state.missing[key] == nil {
                 state.missing = state.missing.filter { $0.value.until > now }
                 if state.missing.count >= Self.maxRememberedMissing { return }

@@ -36,6 +36,23 @@ public final class SliceStore: Sendable {
         var temporaryCounter = 0
         /// Files renamed out of the way under the lock, to unlink after it (`emptyTrash`).
         var trash: [String] = []
+        /// Invalidations so far, by key bucket, and of many objects at once (`InvalidationMark`).
+        var invalidated = [Int](repeating: 0, count: SliceStore.invalidationBuckets)
+        var bulkInvalidations = 0
+
+        func mark(_ key: CacheKey) -> InvalidationMark {
+            InvalidationMark(bulk: bulkInvalidations, bucket: invalidated[key.bucket(SliceStore.invalidationBuckets)])
+        }
+    }
+
+    static let invalidationBuckets = 1024
+
+    /// Where invalidation stood for a name when a read was sent (`invalidationMark`): its answer is stored only
+    /// if no write dropped the name (or a bucket of names sharing its counter) meanwhile, so a read racing a
+    /// write never stores the old object after the write's answer.
+    public func invalidationMark(_ name: ObjectName) -> InvalidationMark? {
+        guard let key = try? Self.key(name) else { return nil }
+        return state.withLock { $0.mark(key) }
     }
 
     /// Opens (creating it if needed) and checks the directory; its parent must exist. Fails with
@@ -98,15 +115,23 @@ public final class SliceStore: Sendable {
 
     /// Records an object (a cacheable upstream answer) before its slices are written. The same version keeps its
     /// slices; another version (or size) replaces the entry and drops every old slice first.
+    /// `unlessInvalidatedSince`: fails with `objectChanged` when a write dropped the name after that mark.
+    /// `metaOnWriteQueue`: the entry is recorded in memory now and its `meta` written (synced, renamed) on the
+    /// write queue, ahead of the slices a fill queues after it, and old files are unlinked there too: an event
+    /// loop recording a miss does no disk I/O (a fill's slices still reach the disk only after their `meta`).
     @discardableResult
-    public func store(_ identity: ObjectIdentity, stored: StoredResponse, sliceSize: Int, now: Int)
-        throws(CacheError) -> CachedObject
-    {
+    public func store(
+        _ identity: ObjectIdentity, stored: StoredResponse, sliceSize: Int, now: Int,
+        unlessInvalidatedSince mark: InvalidationMark? = nil, metaOnWriteQueue: Bool = false
+    ) throws(CacheError) -> CachedObject {
         let key = try Self.key(identity.name)
         let tag = try Self.versionTag(identity.version)
         let root = objectsRoot
-        defer { emptyTrash() }
+        defer {
+            if metaOnWriteQueue { afterWrites { [self] in emptyTrash() } } else { emptyTrash() }
+        }
         return try state.withLock { (state) throws(CacheError) -> CachedObject in
+            if let mark, state.mark(key) != mark { throw .objectChanged }
             state.missing[key] = nil
             if let entry = state.entries[key], entry.meta.identity == identity,
                 entry.meta.stored.objectSize == stored.objectSize
@@ -116,7 +141,13 @@ public final class SliceStore: Sendable {
             try Self.remove(key, in: &state, root: root, keepDirectory: true)
             let meta = ObjectMeta(
                 identity: identity, stored: stored, sliceSize: sliceSize, storedAt: now, validatedAt: now)
-            try Self.writeMeta(meta, key: key, root: root, counter: &state.temporaryCounter)
+            if metaOnWriteQueue {
+                state.temporaryCounter += 1
+                let counter = state.temporaryCounter
+                afterWrites { [self] in writeQueuedMeta(meta, key: key, counter: counter) }
+            } else {
+                try Self.writeMeta(meta, key: key, root: root, counter: &state.temporaryCounter)
+            }
             let entry = Entry(meta: meta, versionTag: tag, present: [])
             state.entries[key] = entry
             return Self.cached(entry)
@@ -168,6 +199,17 @@ public final class SliceStore: Sendable {
     }
 
     /// Writes `meta` as a temporary file, syncs it, renames it over `meta`: readers see the old or the new file.
+    /// A `meta` queued by `store(metaOnWriteQueue:)`, written unless the entry was replaced or dropped since.
+    func writeQueuedMeta(_ meta: ObjectMeta, key: CacheKey, counter: Int) {
+        guard state.withLock({ $0.entries[key]?.meta.identity == meta.identity }) else { return }
+        var counter = counter
+        do throws(CacheError) {
+            try Self.writeMeta(meta, key: key, root: objectsRoot, counter: &counter)
+        } catch {
+            metrics.countWriteFailure()  // its slices are dropped by the next start's check: never served wrong
+        }
+    }
+
     static func writeMeta(_ meta: ObjectMeta, key: CacheKey, root: String, counter: inout Int) throws(CacheError) {
         try FileSystem.makeDirectory(root + "/" + key.shard)
         let directory = objectDirectory(key, root: root)
@@ -187,4 +229,10 @@ public final class SliceStore: Sendable {
             throw error
         }
     }
+}
+
+/// A point in a store's invalidations (`SliceStore.invalidationMark`).
+public struct InvalidationMark: Sendable, Equatable {
+    var bulk: Int
+    var bucket: Int
 }

@@ -16,10 +16,11 @@ public final class SliceWriteQueue: Sendable {
         self.budget = budget
     }
 
-    /// Queues `work`, which writes `bytes` bytes; false (nothing queued) when that would go over the budget.
+    /// Queues `work`, which writes `bytes` bytes; false (nothing queued) when that would go over the budget. An
+    /// empty queue takes one job of any size (a `slice_size` over the budget still fills, one slice at a time).
     public func submit(bytes: Int, _ work: @escaping @Sendable () -> Void) -> Bool {
         let after = pending.add(bytes, ordering: .relaxed).newValue
-        guard after <= budget else {
+        guard after <= budget || after == bytes else {
             pending.subtract(bytes, ordering: .relaxed)
             return false
         }

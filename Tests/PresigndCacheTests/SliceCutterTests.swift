@@ -67,4 +67,19 @@ import Testing
         #expect(cutter.isStopped)
         #expect(cutter.consume(count: 100, bytes: Self.object(100..<200)).isEmpty)
     }
+
+    @Test func slicesTheStoreHasAreNeitherCopiedNorCut() {
+        var cutter = SliceCutter(layout: Self.layout, bytes: 0..<1000, skipping: [0, 1, 2, 5])
+        #expect(!cutter.wants(300))  // slices 0 to 2: nothing to copy
+        #expect(cutter.consume(count: 300, bytes: []).isEmpty)
+        var slices: [SliceCutter.Slice] = []
+        var offset = 300
+        while offset < 1000 {
+            let copy = cutter.wants(50) ? Self.object(offset..<(offset + 50)) : []
+            slices += cutter.consume(count: 50, bytes: copy)
+            offset += 50
+        }
+        #expect(slices.map(\.index) == [3, 4, 6, 7, 8, 9])
+        for slice in slices { #expect(slice.bytes == Self.object(Self.layout.bytes(ofSlice: slice.index))) }
+    }
 }

@@ -186,4 +186,26 @@ import Testing
         #expect(try store.isKnownMissing(objectName("k\(cap - 1)"), now: 300))
         #expect(try !store.isKnownMissing(objectName("k0"), now: 60))
     }
+
+    @Test func anAnswerToAReadSentBeforeAWriteIsNotStoredAfterIt() throws {
+        let scratch = try ScratchStore()
+        let store = try scratch.open()
+        let stored = StoredResponse(objectSize: 10, headers: [:])
+        let mark = try #require(store.invalidationMark(photo.name))
+        _ = try store.invalidate(photo.name)  // the write's answer came first
+        #expect(throws: CacheError.objectChanged) {
+            try store.store(photo, stored: stored, sliceSize: 65536, now: 0, unlessInvalidatedSince: mark)
+        }
+        try store.rememberMissing(photo.name, until: 5000, now: 0, unlessInvalidatedSince: mark)
+        #expect(try !store.isKnownMissing(photo.name, now: 1))
+        // A read sent after the write stores; a purge of many objects counts for every name.
+        let fresh = try #require(store.invalidationMark(photo.name))
+        _ = try store.store(photo, stored: stored, sliceSize: 65536, now: 0, unlessInvalidatedSince: fresh)
+        let other = ObjectIdentity(name: objectName("dog.jpg"), version: ObjectVersion(etag: "\"d\""))
+        let beforePurge = try #require(store.invalidationMark(other.name))
+        _ = try store.invalidate(where: { $0.key == "nothing" })
+        #expect(throws: CacheError.objectChanged) {
+            try store.store(other, stored: stored, sliceSize: 65536, now: 0, unlessInvalidatedSince: beforePurge)
+        }
+    }
 }

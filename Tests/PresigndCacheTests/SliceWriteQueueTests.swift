@@ -23,6 +23,22 @@ import Testing
         #expect(store.writes.pendingBytes == 0)
     }
 
+    @Test func anEntryRecordedForAFillIsOnDiskBeforeItsSlicesAndSurvivesARestart() throws {
+        let scratch = try ScratchStore()
+        do {
+            let store = try scratch.open()
+            _ = try store.store(
+                photo, stored: StoredResponse(objectSize: 65536, headers: [:]), sliceSize: 65536, now: 0,
+                metaOnWriteQueue: true)
+            #expect(try store.lookup(photo.name)?.identity == photo)  // in memory at once
+            #expect(store.submitSlice(photo, index: 0, bytes: pattern(4, 0..<65536)))
+            store.writes.waitUntilIdle()
+        }
+        let reopened = try scratch.open()
+        #expect(try reopened.lookup(photo.name)?.presentSlices == [0])
+        #expect(try reopened.read(photo, index: 0, within: 0..<65536) == pattern(4, 0..<65536))
+    }
+
     @Test func aSliceOfAReplacedVersionOrOfTheWrongLengthIsNotNamed() throws {
         let scratch = try ScratchStore()
         let store = try scratch.open()

@@ -78,7 +78,7 @@ import Testing
         // A miss, a missing slice, a version by id, several ranges, an unsatisfiable range, a 412, a revalidation
         // of more slices than one opens at once, a revalidation due with the client's own preconditions.
         #expect(Self.decide(entry: nil) == .upstream)
-        #expect(Self.decide(entry: Self.entry(present: [0, 1, 3])) == .upstream)
+        #expect(Self.decide(entry: Self.entry(present: [1, 3])) == .upstream)  // two runs missing
         #expect(Self.decide("GET", ["Range": "bytes=0-10"], entry: Self.entry(present: [0])) != .upstream)
         #expect(Self.decide(query: ["versionId"]) == .upstream)
         #expect(Self.decide("GET", ["Range": "bytes=0-1,5-6"]) == .upstream)
@@ -90,7 +90,32 @@ import Testing
         #expect(Self.decide(entry: Self.entry(size: 17 * Self.slice)) != .upstream)
         #expect(Self.decide(entry: Self.entry(size: 17 * Self.slice), config: due) == .upstream)
         #expect(Self.decide("GET", ["If-Modified-Since": "Tue, 01 Dec 2026 10:00:00 GMT"], config: due) == .upstream)
-        #expect(Self.decide(entry: Self.entry(present: [0]), config: due) == .upstream)
+        #expect(Self.decide("GET", ["If-None-Match": "\"x\""], entry: Self.entry(present: [0])) == .upstream)
+    }
+
+    @Test func oneMissingRunIsComposedFromTheSlicesAndAFetchOfTheRun() {
+        guard case .compose(let head, let run) = Self.decide(entry: Self.entry(present: [0, 1, 3])) else {
+            Issue.record("not composed")
+            return
+        }
+        #expect(run == 2..<3 && head.slices == 0..<4 && head.status == 200)
+        #expect(head.fields["X-Cache"] == "MISS" && head.fields["Content-Length"] == String(3 * Self.slice + 10))
+        // Due (revalidate_after 0): composed too, the If-Match on the run revalidates.
+        let due = Self.config(revalidateAfter: .seconds(0))
+        guard case .compose(_, let dueRun) = Self.decide(entry: Self.entry(present: [0]), config: due) else {
+            Issue.record("a due entry is not composed")
+            return
+        }
+        #expect(dueRun == 1..<4)
+        // A range needing only missing slices: the run is exactly those.
+        guard case .compose(let part, let partRun) = Self.decide(
+            "GET", ["Range": "bytes=\(2 * Self.slice + 5)-\(2 * Self.slice + 9)"], entry: Self.entry(present: [0, 1, 3]))
+        else {
+            Issue.record("a range is not composed")
+            return
+        }
+        #expect(partRun == 2..<3 && part.status == 206 && part.bytes == (2 * Self.slice + 5)..<(2 * Self.slice + 10))
+        #expect(Self.decide("HEAD", entry: Self.entry(present: [0, 1, 3])) != .compose(part, run: partRun))
     }
 
     @Test func aDueEntryIsRevalidatedWithItsETagAndAnsweredAsRevalidated() {

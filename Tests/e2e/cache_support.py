@@ -48,8 +48,8 @@ def request(daemon, method: str, path: str, headers: dict | None = None):
 
 
 class ObjectUpstream(LocalServer):
-    """Serves `objects` ({path: (etag, bytes)}) as S3 does for GET and HEAD: 304 to a matching If-None-Match, 206
-    to a single Range, 404 for anything else, `failing` (a status) to everything while set; records every request
+    """Serves `objects` ({path: (etag, bytes)}) as S3 does for GET and HEAD: 304 to a matching If-None-Match, 412
+    to an If-Match of another ETag, 206 to a single Range (416 past the end), 404 for anything else, `failing` (a status) to everything while set; records every request
     as (method, path, If-None-Match, Range)."""
 
     def __init__(self, objects: dict[str, tuple[str, bytes]]):
@@ -72,6 +72,10 @@ class ObjectUpstream(LocalServer):
                     self.answer(404, b"<Error><Code>NoSuchKey</Code></Error>")
                     return
                 etag, data = found
+                if_match = self.headers.get("If-Match")
+                if if_match is not None and if_match != etag:  # as S3: another version than the one asked for
+                    self.answer(412, b"<Error><Code>PreconditionFailed</Code></Error>")
+                    return
                 if inm == etag:
                     self.send_response(304)
                     self.send_header("ETag", etag)

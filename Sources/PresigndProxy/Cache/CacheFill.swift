@@ -16,6 +16,10 @@ final class CacheFill {
 
     /// The client's range when the upstream request asks for whole slices instead (`WidenedRange`).
     let widened: WidenedRange?
+    /// An answer made of present slices and the missing run fetched now (`CacheRead.compose`).
+    var composition: Composition?
+    /// Why the answer's head could not be used (`begin` returned nil), for the client's error.
+    private(set) var failure: ProxyError?
     /// Of a widened answer's body: the bytes before the client's (to the cache only) and the client's own.
     private var window: (skip: Int, take: Int)?
 
@@ -23,13 +27,22 @@ final class CacheFill {
     private let flight: FillFlights.FlightID
     private var flightClosed = false
 
-    init(store: SliceStore, name: ObjectName, config: CacheConfig, widened: WidenedRange? = nil) {
+    /// `flight`: this fill's entry in the store's `FillFlights` (opened by the caller, or here).
+    init(
+        store: SliceStore, name: ObjectName, config: CacheConfig, widened: WidenedRange? = nil,
+        flight: FillFlights.FlightID? = nil
+    ) {
         self.store = store
         self.name = name
         self.config = config
         self.widened = widened
-        flight = store.flights.open(name)
+        self.flight = flight ?? store.flights.open(name)
+        mark = store.invalidationMark(name)
     }
+
+    /// Where invalidation stood when the request was sent: a write through presignd since then (its answer may
+    /// have come first) means this answer is not stored.
+    private let mark: InvalidationMark?
 
     /// However the exchange ended, its waiters are woken once its last slice is written (or at once when it
     /// keeps nothing): they then find the slices, or fetch for themselves.
@@ -50,11 +63,11 @@ final class CacheFill {
     /// the body trimmed to it (`clientShare`). Nil when that 206 does not hold the client's bytes.
     func begin(_ head: ResponseHead, now: Int) -> ResponseHead? {
         if start(with: head, now: now), let cutter {
-            store.flights.announce(
-                name, flight, bytes: cutter.position..<cutter.end, objectSize: cutter.layout.objectSize)
+            store.flights.announce(name, flight, bytes: cutter.position..<cutter.end, layout: cutter.layout)
         } else {
             closeFlight()  // nothing will be kept: nobody should wait for it
         }
+        if let composition { return composed(head, composition) }
         guard let widened, head.status == 206 else { return head }  // a 200 (If-Range), a 416, an error: as is
         guard let parsed = try? head.parsingRawFields(),
             let range = parsed.headers["Content-Range"].flatMap(ContentRange.parse)
@@ -70,7 +83,7 @@ final class CacheFill {
             // The client's range starts past the object's end (the widened one did not): 416, as S3 answers it.
             window = (range.bytes.count, 0)
             fields.add(name: "Content-Range", value: "bytes */\(range.size)")
-            fields.add(name: "Content-Length", value: "0")
+            if parsed.headers["Content-Length"] != nil { fields.add(name: "Content-Length", value: "0") }
             return ResponseHead(version: head.version, status: 416, headers: fields)
         }
         guard range.bytes.lowerBound <= lower, lower < upper else { return nil }
@@ -79,6 +92,34 @@ final class CacheFill {
         if parsed.headers["Content-Length"] != nil { fields.add(name: "Content-Length", value: String(upper - lower)) }
         return ResponseHead(version: head.version, status: 206, reason: head.reason, headers: fields)
     }
+
+    /// The head of a composed answer: the cached one, when the upstream's 206 carries the run of the stored
+    /// version with a length; the client's part of the run is trimmed out of its body like a widened range's.
+    private func composed(_ head: ResponseHead, _ composition: Composition) -> ResponseHead? {
+        guard let parsed = try? head.parsingRawFields(), head.status == 206,
+            StoredResponse(upstream: parsed)?.version == composition.version,
+            parsed.headers["Content-Length"] != nil,
+            let range = parsed.headers["Content-Range"].flatMap(ContentRange.parse),
+            range.bytes.lowerBound == composition.run.lowerBound, range.bytes.upperBound >= composition.run.upperBound
+        else {
+            if head.status == 412 {
+                // Overwritten since it was stored: what is kept of it goes, and the client retries (503).
+                _ = try? store.invalidate(name)
+                failure = .serviceUnavailable("the object changed while it was read; retry the request")
+            } else {
+                failure = .upstreamProtocol("the answer for the missing part of a cached object does not fit it")
+            }
+            return nil
+        }
+        let lower = max(composition.head.bytes.lowerBound, range.bytes.lowerBound)
+        let upper = min(composition.head.bytes.upperBound, range.bytes.upperBound)
+        window = (lower - range.bytes.lowerBound, max(0, upper - lower))
+        try? store.markValidated(ObjectIdentity(name: name, version: composition.version), at: now())
+        return ResponseHead(
+            version: head.version, status: composition.head.status, headers: composition.head.fields)
+    }
+
+    private func now() -> Int { CredentialRefresher.wallClockMilliseconds() }
 
     /// How the next `count` bytes of a widened answer's body split: before the client's range (to the cache
     /// only), the client's, after it (to the cache only). Nil when the answer is not trimmed.
@@ -104,7 +145,8 @@ final class CacheFill {
         switch Cacheability.response(parsed, config: config) {
         case .store(let kept): stored = kept
         case .rememberMissing:
-            try? store.rememberMissing(name, until: now + config.negativeTTL.milliseconds, now: now)
+            try? store.rememberMissing(
+                name, until: now + config.negativeTTL.milliseconds, now: now, unlessInvalidatedSince: mark)
             return false
         case .doNotStore: return false
         }
@@ -117,11 +159,15 @@ final class CacheFill {
             bytes = 0..<stored.objectSize
         }
         let identity = ObjectIdentity(name: name, version: version)
-        guard let entry = try? store.store(identity, stored: stored, sliceSize: config.sliceSize, now: now) else {
+        guard
+            let entry = try? store.store(
+                identity, stored: stored, sliceSize: config.sliceSize, now: now, unlessInvalidatedSince: mark,
+                metaOnWriteQueue: true)
+        else {
             return false
         }
         self.identity = identity
-        cutter = SliceCutter(layout: entry.layout, bytes: bytes)
+        cutter = SliceCutter(layout: entry.layout, bytes: bytes, skipping: Set(entry.presentSlices))
         return true
     }
 
@@ -136,10 +182,25 @@ final class CacheFill {
         for slice in cutter.consume(count: count, bytes: bytes) {
             guard store.submitSlice(identity, index: slice.index, bytes: slice.bytes) else {
                 cutter.stop()
+                // Nothing more will be kept: waiters are woken after what was queued, to fetch for themselves.
+                let (flights, name, flight) = (store.flights, name, flight)
+                flightClosed = true
+                store.afterWrites { flights.close(name, flight) }
                 break
             }
             store.metrics.countFetched(bytes: slice.bytes.count)
         }
         self.cutter = cutter
     }
+}
+
+/// A cached answer with one run of slices missing (issue 23 §3): the head the cache writes, the run fetched
+/// upstream, and the present slices before and after it, opened at the decision.
+struct Composition {
+    let version: ObjectVersion
+    let head: CachedHead
+    /// The run's bytes of the object (whole slices).
+    let run: Range<Int>
+    let prefix: OpenedSlices
+    let suffix: OpenedSlices
 }

@@ -23,6 +23,9 @@ enum CacheRead: Equatable {
     /// Stored whole but due (`revalidate_after`, `no-cache`): send the request upstream with these fields
     /// (`If-None-Match`); a 304 is answered with this head from the slices, anything else passes through.
     case revalidate(CachedHead, fields: HTTPHeaders)
+    /// Stored but for one run of missing slices (`run`): answered with this head, the present slices from disk and
+    /// the run fetched upstream (with `If-Match` on the stored version) and filled as it passes (`Composition`).
+    case compose(CachedHead, run: Range<Int>)
 
     /// The most slices one local answer opens before its head is written: their descriptors are queued in the
     /// client's output until sent (`SocketStream.appendFile`). A larger answer opens the rest as the output drains
@@ -48,12 +51,33 @@ enum CacheRead: Equatable {
             let after = CachePlanner.plan(
                 method: method, headers: headers, entry: entry, knownMissing: false,
                 forcesRevalidation: forcesRevalidation, revalidated: true, now: now, config: config)
+            if let composed = compose(after, method: method) { return composed }
             guard case .local(let head) = local(after, method: method), head.slices.count <= maxSlicesPerAnswer else {
                 return .upstream
             }
             return .revalidate(head, fields: Freshness.revalidationHeaders(entry.stored))
         }
+        if !headers.contains(where: { Self.isPrecondition($0.name) }), let composed = compose(plan, method: method) {
+            return composed
+        }
         return local(plan, method: method)
+    }
+
+    /// A GET missing one run of slices, at most `CachePlanner.maxSlicesPerRequest` of them, whose present slices
+    /// fit in one write: `.compose`. The If-Match sent with the run makes it a revalidation too.
+    private static func compose(_ plan: CachePlan, method: String) -> CacheRead? {
+        guard method == "GET", case .serve(let answer) = plan, let first = answer.missing.first,
+            let last = answer.missing.last, answer.framing.status != 416
+        else { return nil }
+        let run = first..<(last + 1)
+        guard answer.missing.count == run.count, run.count <= CachePlanner.maxSlicesPerRequest,
+            answer.slices.count - run.count <= maxSlicesPerAnswer
+        else { return nil }
+        return .compose(
+            CachedHead(
+                status: answer.framing.status, fields: answer.headers, bytes: answer.framing.bytes,
+                slices: answer.slices),
+            run: run)
     }
 
     /// The local answer a plan stands for, or `.upstream`.

@@ -45,24 +45,29 @@ extension ClientConnection {
         let found: CachedObject?
         do { found = try store.lookup(target.name) } catch { return .upstream }
         let queryNames = plan.request.query.map(\.name)
-        let fill = {
+        let fill = { (composition: Composition?) -> CacheStart in
             guard
                 CacheRead.fillsOnMiss(
                     method: head.method, queryNames: queryNames, headers: head.headers, key: target.name.key,
                     config: target.config)
             else { return CacheStart.upstream }
-            if mayWait, let waker = self.worker.cacheWaker,
-                let need = Self.fillNeed(head.headers["Range"], entry: found),
-                store.flights.wait(
-                    target.name, for: need, CacheWaiter(waker: waker, connection: ObjectIdentifier(self)))
-            {
-                return .wait
+            var flight: FillFlights.FlightID? = nil
+            if mayWait, let waker = self.worker.cacheWaker {
+                // Waits for another request's fill of these bytes, or opens this one's flight, in one step.
+                flight = store.flights.waitOrOpen(
+                    target.name, for: Self.fillNeed(head.headers["Range"], entry: found),
+                    CacheWaiter(waker: waker, connection: ObjectIdentifier(self)))
+                if flight == nil { return .wait }
             }
             store.metrics.countMiss(bytesFetched: 0)
             let widened = WidenedRange.widen(
                 head.headers["Range"], objectSize: found?.stored.objectSize,
                 sliceSize: found?.layout.sliceSize ?? target.config.sliceSize)
-            return .fill(CacheFill(store: store, name: target.name, config: target.config, widened: widened))
+            let fill = CacheFill(
+                store: store, name: target.name, config: target.config,
+                widened: composition == nil ? widened : nil, flight: flight)
+            fill.composition = composition
+            return .fill(fill)
         }
         guard let entry = found else {
             // A remembered 404 (`negative_ttl`): answered here while it holds, for a request that would fill.
@@ -75,14 +80,31 @@ extension ClientConnection {
                 store.metrics.countHit(bytes: 0)
                 return .local(.error(.noSuchKey))
             }
-            return fill()
+            return fill(nil)
         }
         let decision = CacheRead.decide(
             method: head.method, queryNames: queryNames, headers: head.headers, key: target.name.key, entry: entry, now: CredentialRefresher.wallClockMilliseconds(),
             config: target.config)
         let cached: CachedHead
         switch decision {
-        case .upstream: return fill()
+        case .upstream: return fill(nil)
+        case .compose(let cached, let run):
+            // The present slices opened now (one gone: a plain fill of the whole range instead).
+            let (prefix, suffix) = (OpenedSlices(), OpenedSlices())
+            for index in cached.slices where !run.contains(index) {
+                guard let slice = try? store.openSlice(entry.identity, index: index, within: cached.bytes) else {
+                    return fill(nil)
+                }
+                let (offset, length) = (slice.offset, slice.length)
+                (index < run.lowerBound ? prefix : suffix).append(
+                    descriptor: slice.takeDescriptor(), offset: offset, length: length)
+            }
+            let layout = entry.layout
+            return fill(
+                Composition(
+                    version: entry.identity.version, head: cached,
+                    run: layout.bytes(ofSlice: run.lowerBound).lowerBound..<layout.bytes(ofSlice: run.upperBound - 1)
+                        .upperBound, prefix: prefix, suffix: suffix))
         case .local(let local): cached = local
         case .revalidate(let local, _): cached = local
         }
@@ -91,7 +113,7 @@ extension ClientConnection {
         for index in first {
             // Opened under the store's lock: an eviction after this unlinks the name, not these bytes.
             guard let slice = try? store.openSlice(entry.identity, index: index, within: cached.bytes) else {
-                return fill()  // `opened` closes what it holds
+                return fill(nil)  // `opened` closes what it holds
             }
             let (offset, length) = (slice.offset, slice.length)
             opened.append(descriptor: slice.takeDescriptor(), offset: offset, length: length)
@@ -146,7 +168,15 @@ extension ClientConnection {
             exchange?.cacheRevalidation = revalidation
             return route
         case .fill(let fill):
-            if let widened = fill.widened {
+            if let composition = fill.composition {
+                // Only the missing run, and only of the stored version (a changed object answers 412).
+                plan.request.headers.removeAll {
+                    let name = ASCII.lowercased($0.name)
+                    return name == "range" || name == "if-match"
+                }
+                plan.request.headers.append(("Range", SliceLayout.rangeField(composition.run)))
+                plan.request.headers.append(("If-Match", composition.version.etag))
+            } else if let widened = fill.widened {
                 // Whole slices upstream, so every byte fetched can be kept; the client gets its own range.
                 for index in plan.request.headers.indices
                 where ASCII.lowercased(plan.request.headers[index].name) == "range" {
@@ -190,7 +220,13 @@ extension ClientConnection {
     /// Nil when a widened range's answer does not hold the client's bytes (the caller fails the request).
     func throughCache(_ head: ResponseHead, _ exchange: Exchange) -> ResponseHead? {
         if let fill = exchange.cacheFill {
-            return fill.begin(head, now: CredentialRefresher.wallClockMilliseconds())
+            let sent = fill.begin(head, now: CredentialRefresher.wallClockMilliseconds())
+            if sent != nil, let composition = fill.composition {
+                // The present slices around the fetched run: before it after the head, after it at the end.
+                exchange.cachedBody = composition.prefix
+                exchange.cachedSuffix = composition.suffix
+            }
+            return sent
         }
         guard let revalidation = exchange.cacheRevalidation else { return head }
         exchange.cacheRevalidation = nil
@@ -255,7 +291,9 @@ extension ClientConnection {
     /// (called by `settle`); the last one ends the answer (`cachedBodySent`). Returns whether anything was queued.
     @discardableResult
     func pumpCachedBody() -> Bool {
-        guard let sender = cachedBodySender else { return false }
+        guard let sender = cachedBodySender, case .exchange(let state) = machine.state,
+            state.response == .sendingCached
+        else { return false }
         var queued = false
         while !sender.isDone && output.count < settings.highWatermark {
             guard let slice = sender.openNext() else {

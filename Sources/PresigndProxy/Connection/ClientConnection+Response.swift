@@ -170,7 +170,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
                 }
                 worker.observeUpstreamDate(head, upstream: exchange.upstreamIndex, settings: settings, always: false)
                 guard let sent = throughCache(head, exchange) else {
-                    handle(.failed(.upstreamProtocol("the range answer does not hold the bytes asked for")))
+                    handle(.failed(exchange.cacheFill?.failure ?? .upstreamProtocol("the range answer does not fit")))
                     return
                 }
                 answerArrived(sent, exchange)
@@ -214,6 +214,10 @@ extension ClientConnection: UpstreamConnectionDelegate {
                 if exchange.retry.held != nil {
                     finishHeldAnswer(exchange, upstreamReusable: reusable)
                 } else {
+                    if let suffix = exchange.cachedSuffix {
+                        exchange.cachedSuffix = nil
+                        guard sendCachedBody(suffix.take(), exchange: exchange) else { return }
+                    }
                     handle(.responseEnded(upstreamReusable: reusable))
                 }
                 return
@@ -247,7 +251,9 @@ extension ClientConnection: UpstreamConnectionDelegate {
             }
             if framing == .rechunked { HTTPEncoder.append("Transfer-Encoding: chunked\r\n", into: &bytes) }
             // A cacheable GET the cache did not answer (issue 23 §7).
-            if exchange.cacheFill?.config.xCacheHeader == true { HTTPEncoder.append("X-Cache: MISS\r\n", into: &bytes) }
+            if exchange.cacheFill?.config.xCacheHeader == true && head.headers["X-Cache"] == nil {
+                HTTPEncoder.append("X-Cache: MISS\r\n", into: &bytes)
+            }
             HTTPEncoder.append("x-presignd-request-id: ", into: &bytes)
             exchange.id.append(to: &bytes)
             HTTPEncoder.append("\r\n", into: &bytes)

@@ -193,7 +193,7 @@ extension ClientConnection {
         // event waits in the connection's queue until that action is done.
         exchange.retry.heldBody = held.body
         guard let sent = throughCache(held.head, exchange) else {
-            handle(.failed(.upstreamProtocol("the range answer does not hold the bytes asked for")))
+            handle(.failed(exchange.cacheFill?.failure ?? .upstreamProtocol("the range answer does not fit")))
             return
         }
         answerArrived(sent, exchange, code: code)
@@ -221,6 +221,7 @@ extension ClientConnection {
             worker.retryBudget.succeeded(afterRetries: max(0, exchange.ops.attempts - 1))
         }
         exchange.responseHead = head
+        exchange.responseStatus = head.status  // what the client gets (a cached head, a 416 of a widened range)
         let bodyless = exchange.method == "HEAD" || head.status == 204 || head.status == 304
         handle(.responseHead(ResponseStart(framing: exchange.responseDecoder.framing, isBodyless: bodyless)))
     }

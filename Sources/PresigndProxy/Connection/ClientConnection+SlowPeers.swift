@@ -1,15 +1,15 @@
 /// Slow peers (issue 20): the head's absolute deadline and `min_body_rate`, checked by the worker's sweep
 /// (`Worker.sweepSlowPeers`) rather than by a timer per connection.
 extension ClientConnection {
-    /// One sample at `now` (milliseconds): a head past its deadline, an answer held too long or a body below the
-    /// rate becomes an event.
+    /// One sample at `now` (milliseconds): a head past its deadline, an answer held too long, a wait for a cache
+    /// fill too long or a body below the rate becomes an event.
     func checkSlowPeer(now: Int) {
         if case .readingHead = machine.state {
             handle(.tick(now: now))
             settle()
             return
         }
-        if machine.holdsAnswer {
+        if machine.holdsAnswer || machine.awaitsCache {
             handle(.tick(now: now))
             settle()
         }

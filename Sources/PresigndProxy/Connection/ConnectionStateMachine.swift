@@ -93,6 +93,12 @@ struct ConnectionStateMachine {
         return true
     }
 
+    /// The request waits for another request's cache fill (`ResponseProgress.awaitingCache`).
+    var awaitsCache: Bool {
+        guard case .exchange(let exchange) = state, case .awaitingCache = exchange.response else { return false }
+        return true
+    }
+
     /// The response body streams to the client in this framing.
     var responseFraming: ClientBodyFraming? {
         guard case .exchange(let exchange) = state, case .streaming(let framing) = exchange.response else { return nil }
@@ -166,9 +172,8 @@ struct ConnectionStateMachine {
             exchange.response = .awaitingUpstream
             state = .exchange(exchange)
             actions.append(.connectUpstream(fresh: false))
-        case .awaitCache(let since):
-            exchange.response = .awaitingCache(since: since)
-            state = .exchange(exchange)
+        case .awaitCache:
+            break  // waiting again: still counted from the first wait (`maxCacheWaitMilliseconds` in all)
         }
     }
 

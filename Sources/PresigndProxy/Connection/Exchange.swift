@@ -45,6 +45,8 @@ final class Exchange {
     /// (queued after the head by `writeResponseHead`).
     var cacheRevalidation: CacheRevalidation?
     var cachedBody: OpenedSlices?
+    /// A composed answer's present slices after the fetched run, sent when the upstream's body ends.
+    var cachedSuffix: OpenedSlices?
     /// A GET the cache missed: its answer's slices are filled as the body streams (`CacheFill`).
     var cacheFill: CacheFill?
 

@@ -340,6 +340,8 @@ def start_origin(workdir, data_dir, port, status_port, tls=None):
         ssl_certificate_key {tls["key"]};
         ssl_session_cache shared:origin:4m;
         root {data_dir};
+        # Any key under benchtls/same-<object>/ is <object> (bench_cache.py's miss row: every GET a new key).
+        location ~ ^/{TLS_BUCKET}/same-([^/]+)/ {{ rewrite ^/{TLS_BUCKET}/same-([^/]+)/ /bench/$1 break; }}
     }}"""
     text += f"""
     server {{

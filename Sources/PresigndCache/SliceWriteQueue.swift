@@ -3,11 +3,14 @@ import Synchronization
 
 /// Where a store's filled slices are written, synced and committed (issue 23 §6, §9): one serial queue per store,
 /// off every event loop (a commit's `fdatasync` took 2 to 8 ms a MiB here). The bytes it holds are bounded by
-/// `budget`: a slice over it is refused, and the fill that offered it stops, so a disk slower than the network
-/// costs cache coverage, never a client's speed or the daemon's memory.
+/// `budget`: a slice over it is refused, and the fill that offered it pauses its upstream until the queue has room
+/// for it (`notifyWhenRoom`), so a disk slower than the network slows that transfer to the disk's speed, as a
+/// proxy writing its cache in line would, and never grows the daemon's memory.
 public final class SliceWriteQueue: Sendable {
     private let queue: DispatchQueue
     private let pending = Atomic<Int>(0)
+    /// Fills paused because the queue was full, woken once it is half empty (`notifyWhenRoom`).
+    private let paused = Mutex<[any FillWaiter]>([])
     /// The most bytes waiting to be written at once.
     public let budget: Int
 
@@ -27,8 +30,25 @@ public final class SliceWriteQueue: Sendable {
         queue.async { [self] in
             work()
             pending.subtract(bytes, ordering: .relaxed)
+            let waiting = paused.withLock { waiting in
+                defer { waiting.removeAll() }
+                return waiting
+            }
+            for waiter in waiting { waiter.wake() }  // each tries again (and waits again if still no room)
         }
         return true
+    }
+
+    /// A fill whose slice of `bytes` was refused (`submit` false) waits for room instead of dropping it: `waiter`
+    /// is woken after the next write. False when `submit` would take it now (submit again).
+    public func notifyWhenRoom(for bytes: Int, _ waiter: any FillWaiter) -> Bool {
+        paused.withLock { waiting in
+            // Checked under the lock the writer takes to wake: no wake can slip between the check and the append.
+            let queued = pending.load(ordering: .relaxed)
+            guard queued > 0 && queued + bytes > budget else { return false }
+            waiting.append(waiter)
+            return true
+        }
     }
 
     /// Bytes queued and not written yet.

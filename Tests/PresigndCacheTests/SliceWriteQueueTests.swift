@@ -68,4 +68,24 @@ import Testing
         queue.waitUntilIdle()
         #expect(ran.load(ordering: .relaxed) == 2 && queue.pendingBytes == 0)
     }
+
+    /// Counts its wakes.
+    final class Waiter: FillWaiter {
+        let wakes = Atomic<Int>(0)
+        func wake() { wakes.add(1, ordering: .relaxed) }
+    }
+
+    @Test func aRefusedFillWaitsForRoomAndIsWokenAfterTheNextWrite() {
+        let queue = SliceWriteQueue(label: "test", budget: 100)
+        let gate = Mutex(false)
+        #expect(queue.submit(bytes: 80) { while !gate.withLock({ $0 }) { sched_yield() } })
+        #expect(!queue.submit(bytes: 60) {})
+        let waiter = Waiter()
+        #expect(queue.notifyWhenRoom(for: 60, waiter))  // full: it waits
+        #expect(!queue.notifyWhenRoom(for: 20, Waiter()))  // 20 fits now: submit again instead
+        gate.withLock { $0 = true }
+        queue.waitUntilIdle()
+        #expect(waiter.wakes.load(ordering: .relaxed) == 1)
+        #expect(!queue.notifyWhenRoom(for: 60, Waiter()))  // empty: room for anything
+    }
 }

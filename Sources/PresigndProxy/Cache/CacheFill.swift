@@ -177,21 +177,43 @@ final class CacheFill {
     /// The next `count` body bytes (`bytes` empty when `wants` said no): whole slices go to the store's write
     /// queue; one refused (the queue is over its budget) stops the fill.
     func consume(count: Int, bytes: [UInt8]) {
-        guard var cutter, let identity else { return }
+        guard var cutter, identity != nil else { return }
         self.cutter = nil  // the cutter's buffer is appended to in place, not copied
-        for slice in cutter.consume(count: count, bytes: bytes) {
-            guard store.submitSlice(identity, index: slice.index, bytes: slice.bytes) else {
-                cutter.stop()
-                // Nothing more will be kept: waiters are woken after what was queued, to fetch for themselves.
-                let (flights, name, flight) = (store.flights, name, flight)
-                flightClosed = true
-                store.afterWrites { flights.close(name, flight) }
-                break
-            }
-            store.metrics.countFetched(bytes: slice.bytes.count)
-        }
+        blocked += cutter.consume(count: count, bytes: bytes)
         self.cutter = cutter
+        submitBlocked()
     }
+
+    /// Whole slices the write queue refused (it was full): the upstream is not read until they are queued.
+    private var blocked: [SliceCutter.Slice] = []
+
+    /// Whether the transfer waits for the write queue (`SliceWriteQueue.notifyWhenRoom`).
+    var isPaused: Bool { !blocked.isEmpty }
+
+    /// Queues what is blocked; true when nothing is left waiting.
+    @discardableResult
+    func submitBlocked() -> Bool {
+        guard let identity else { return true }
+        while let slice = blocked.first {
+            guard store.submitSlice(identity, index: slice.index, bytes: slice.bytes) else { return false }
+            store.metrics.countFetched(bytes: slice.bytes.count)
+            blocked.removeFirst()
+        }
+        return true
+    }
+
+    /// Paused: asks the write queue to wake `waiter` when it has room; false when it has room already (call
+    /// `submitBlocked` again).
+    func waitForRoom(_ waiter: any FillWaiter) -> Bool {
+        awaitsRoom = store.writes.notifyWhenRoom(for: blocked.first?.bytes.count ?? 0, waiter)
+        return awaitsRoom
+    }
+
+    /// A wake from the write queue is arranged and has not come yet.
+    private(set) var awaitsRoom = false
+
+    /// The write queue's wake came (or a wake of this connection that may be it): ask again.
+    func roomMayBeThere() { awaitsRoom = false }
 }
 
 /// A cached answer with one run of slices missing (issue 23 §3): the head the cache writes, the run fetched

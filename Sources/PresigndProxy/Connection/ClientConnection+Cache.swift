@@ -195,11 +195,28 @@ extension ClientConnection {
         }
     }
 
-    /// The fill this request waited for wrote what it needs, or ended: decide again (it may wait once more).
+    /// A wake from a cache store: the fill this request waited for wrote what it needs or ended (decide again: it
+    /// may wait once more), or the write queue this request's own fill waits for has room (read on).
     func cacheWaitEnded() {
-        guard case .exchange(let state) = machine.state, case .awaitingCache = state.response else { return }
-        settleCacheWait(mayWait: true)
+        guard case .exchange(let state) = machine.state else { return }
+        if case .awaitingCache = state.response {
+            settleCacheWait(mayWait: true)
+        } else if let fill = exchange?.cacheFill, fill.isPaused {
+            fill.roomMayBeThere()
+            if !resumeCacheFill(fill) { return }
+        }
         settle()
+    }
+
+    /// Queues a paused fill's slices; false while the write queue is still full (then one wake is arranged:
+    /// `settle` and the upstream loop both ask, whichever notices the pause first).
+    func resumeCacheFill(_ fill: CacheFill) -> Bool {
+        guard !fill.awaitsRoom else { return false }
+        guard let waker = worker.cacheWaker else { return fill.submitBlocked() }
+        while !fill.submitBlocked() {
+            if fill.waitForRoom(CacheWaiter(waker: waker, connection: ObjectIdentifier(self))) { return false }
+        }
+        return true
     }
 
     /// Decides a waiting request again; without `mayWait` (it waited too long) it fetches for itself.

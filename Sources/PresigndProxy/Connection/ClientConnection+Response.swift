@@ -139,6 +139,11 @@ extension ClientConnection: UpstreamConnectionDelegate {
                 upstream.disableReading()
                 return
             }
+            if let fill = exchange.cacheFill, fill.isPaused, !resumeCacheFill(fill) {
+                // Paused until the cache's write queue has room (`cacheWaitEnded` resumes it).
+                upstream.disableReading()
+                return
+            }
             // Decoded even when empty: a finished body still owes its `.end`.
             let decoded: ResponseDecoderOutput
             do {

@@ -281,10 +281,14 @@ final class ClientConnection: StreamDelegate {
                 handle(.outputFlushed)
                 return
             }
-            if let upstream = exchange?.upstream {
+            if let exchange, let upstream = exchange.upstream {
                 let reading = upstream.isReading
                 let queued = output.count
-                let wanted = machine.usesUpstream && backpressure.allowsReading(isReading: reading, queued: queued)
+                // A fill waiting for the cache's write queue holds the upstream (arranging its wake if needed).
+                let paused = exchange.cacheFill.map { $0.isPaused && !resumeCacheFill($0) } ?? false
+                let wanted =
+                    machine.usesUpstream && !paused
+                    && backpressure.allowsReading(isReading: reading, queued: queued)
                 if wanted != reading {
                     if reading {
                         upstream.disableReading()

@@ -23,6 +23,9 @@ let package = Package(
         // OpenSSL's Swift side: the one OpenSSLError, for the signer and the TLS code (PresigndIO).
         .target(name: "PresigndOpenSSL", dependencies: ["COpenSSL"]),
 
+        // The one lock (Locked: a pthread mutex, which ThreadSanitizer models).
+        .target(name: "PresigndSync"),
+
         // Pure cores.
         .target(name: "PresigndHTTP1"),
         .target(name: "PresigndSigV4", dependencies: ["PresigndHTTP1", "PresigndOpenSSL", "COpenSSL"]),
@@ -31,7 +34,8 @@ let package = Package(
         .target(name: "PresigndConfig", dependencies: ["PresigndHTTP1", "PresigndSigV4", "PresigndPolicy"]),
         // The read cache by slices (issue 23): identity and keys, cacheability, range math, single-flight, the
         // slice store on disk. Glibc for the store; no libevent (the connection hands its descriptors to libevent).
-        .target(name: "PresigndCache", dependencies: ["PresigndHTTP1", "PresigndSigV4", "PresigndConfig"]),
+        .target(
+            name: "PresigndCache", dependencies: ["PresigndHTTP1", "PresigndSigV4", "PresigndConfig", "PresigndSync"]),
 
         // I/O edge. PresigndIO is the only module that imports CLibevent (DESIGN §3).
         .target(name: "PresigndIO", dependencies: ["CLibevent", "COpenSSL", "PresigndOpenSSL"]),
@@ -39,7 +43,7 @@ let package = Package(
             name: "PresigndProxy",
             dependencies: [
                 "PresigndSigV4", "PresigndHTTP1", "PresigndConfig", "PresigndPolicy", "PresigndIO", "PresigndOpenSSL",
-                "COpenSSL", "PresigndCache",
+                "COpenSSL", "PresigndCache", "PresigndSync",
             ]
         ),
 
@@ -73,7 +77,7 @@ let package = Package(
         .testTarget(name: "PresigndConfigTests", dependencies: ["PresigndConfig", "PresigndTestSupport"]),
         .testTarget(
             name: "PresigndCacheTests",
-            dependencies: ["PresigndCache", "PresigndConfig", "PresigndHTTP1", "PresigndTestSupport"]),
+            dependencies: ["PresigndCache", "PresigndConfig", "PresigndHTTP1", "PresigndSync", "PresigndTestSupport"]),
         // The measurements behind the cache's layout and eviction choices (docs/ARCHITECTURE.md, "Cache").
         .executableTarget(
             name: "presignd-cache-bench", dependencies: ["PresigndCache", "PresigndTestSupport"],
@@ -88,7 +92,9 @@ let package = Package(
         .executableTarget(name: "presignd-io-probe", dependencies: ["PresigndIO"], path: "Tests/PresigndIOProbe"),
         .testTarget(
             name: "PresigndProxyTests",
-            dependencies: ["PresigndProxy", "PresigndConfig", "PresigndHTTP1", "PresigndCache", "PresigndTestSupport"]),
+            dependencies: [
+                "PresigndProxy", "PresigndConfig", "PresigndHTTP1", "PresigndCache", "PresigndSync", "PresigndTestSupport",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,7 +7,8 @@
 #   SANITIZER_E2E (pytest -k expression of the e2e subset; see below).
 # Bounded: each step has a timeout; prints what it checked; exits non-zero on any sanitizer report or failure.
 #
-# The e2e subset: the request-smuggling table, the security limits, and the fault-injection suite with 100
+# The e2e subset: the request-smuggling table, the security limits, the cache fills (the store's writer thread
+# beside the workers), and the fault-injection suite with 100
 # repetitions instead of 1000 (a sanitized debug daemon is 3-10x slower). Descriptor leaks are still checked;
 # the live heap is not (the sanitizers' allocators are not glibc's): the plain build in scripts/test.sh judges it.
 # moto/nginx/awscli tests are left out: they exercise the same code paths as the recorder-backed ones at many
@@ -17,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export SWIFT_BACKTRACE=enable=no  # else a sanitizer abort can hang in Swift's backtracer (DESIGN §7)
 root="${SANITIZER_BUILD_ROOT:-.build/sanitizers}"
-subset="${SANITIZER_E2E:-test_security_smuggling or test_security_limits or test_faults_upstream}"
+subset="${SANITIZER_E2E:-test_security_smuggling or test_security_limits or test_faults_upstream or test_cache_fill}"
 sanitizers=("$@")
 [ "${#sanitizers[@]}" -eq 0 ] && sanitizers=(address thread)
 
@@ -44,15 +45,11 @@ for sanitizer in "${sanitizers[@]}"; do
         *) echo "sanitizers: unknown sanitizer '$sanitizer' (address | thread)"; exit 64 ;;
     esac
 
-    # Under TSan, skip the cache store's multi-threaded stress test: SliceStore guards its state with the standard
-    # library's Synchronization.Mutex, which on Linux locks with futex system calls that ThreadSanitizer does not
-    # model, so every access under the lock is reported as a race (a false positive; the test itself checks every
-    # byte and passes in the plain and ASan runs).
-    skip=()
-    [ "$sanitizer" = thread ] && skip=(--skip SliceStoreConcurrencyTests)
-    echo "==> swift test --sanitize=$sanitizer ${skip[*]} (scratch $scratch)"
+    # Every lock is PresigndSync.Locked (a pthread mutex, which ThreadSanitizer models), so the multi-threaded
+    # cache tests run here too: a report under a lock is a real race.
+    echo "==> swift test --sanitize=$sanitizer (scratch $scratch)"
     started=$SECONDS
-    if timeout 1500 swift test --sanitize="$sanitizer" --scratch-path "$scratch" "${skip[@]}" >"$logs/unit.log" 2>&1; then
+    if timeout 1500 swift test --sanitize="$sanitizer" --scratch-path "$scratch" >"$logs/unit.log" 2>&1; then
         unit="ok"
     else
         unit="FAILED"

@@ -49,6 +49,15 @@ else
     echo "ok"
 fi
 
+step "one lock: PresigndSync.Locked, never Synchronization.Mutex"
+# Mutex waits in futex calls ThreadSanitizer does not model: the TSan run would report its contended accesses.
+if matches="$(grep -rnE '\bMutex *[<(]' --include='*.swift' Sources Tests 2>/dev/null)"; then
+    printf '%s\n' "$matches"
+    fail "Synchronization.Mutex used: use Locked (Sources/PresigndSync)"
+else
+    echo "ok"
+fi
+
 step "tests read nothing outside the checkout (fixtures live in Tests/Fixtures)"
 # The signing vectors once sat beside the checkout; a reference to that place again would pass only where the
 # old layout happens to exist. .ci/run also runs the unit suite from a clone with nothing beside it.

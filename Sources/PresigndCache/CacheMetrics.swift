@@ -1,4 +1,4 @@
-import Synchronization
+import PresigndSync
 
 /// The cache's counters (issue 23 §7), shared by the workers of one store: the connection counts hits, misses,
 /// revalidations and bytes; the store counts evictions and its size. Read as a `Snapshot` for `/metrics`.
@@ -12,11 +12,14 @@ public final class CacheMetrics: Sendable {
         public var evictions = 0
         /// Filled slices that could not be written (disk full, I/O error): the cache stays correct, only smaller.
         public var writeFailures = 0
+        /// Cacheable answers passed uncached because the disk was behind (the write queue full) or the fills under
+        /// way held the memory budget (`SliceStore.takeFillPermit`).
+        public var fillsSkipped = 0
         /// Bytes of present slices now (a gauge).
         public var size = 0
     }
 
-    private let counters = Mutex(Snapshot())
+    private let counters = Locked(Snapshot())
 
     public init() {}
 
@@ -42,6 +45,8 @@ public final class CacheMetrics: Sendable {
     public func countRevalidation() { counters.withLock { $0.revalidations += 1 } }
 
     func countWriteFailure() { counters.withLock { $0.writeFailures += 1 } }
+
+    func countFillSkipped() { counters.withLock { $0.fillsSkipped += 1 } }
 
     func countEvictions(_ count: Int) { counters.withLock { $0.evictions += count } }
 

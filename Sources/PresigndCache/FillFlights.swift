@@ -1,4 +1,4 @@
-import Synchronization
+import PresigndSync
 
 /// Someone waiting for a fill (issue 23 §5): told once, from any thread, that what it waited for is written or
 /// that the fill ended; it then decides again (served from the slices, or fetching itself).
@@ -66,7 +66,7 @@ public final class FillFlights: Sendable {
         var next: FlightID = 1
     }
 
-    private let table = Mutex(Table())
+    private let table = Locked(Table())
 
     public init() {}
 

@@ -1,4 +1,5 @@
 import PresigndSigV4
+import PresigndSync
 import Synchronization
 
 #if canImport(Glibc)
@@ -20,8 +21,10 @@ public final class SliceStore: Sendable {
     public let writes: SliceWriteQueue
     /// Misses waiting for another request's fill (single-flight).
     public let flights = FillFlights()
+    /// Fills cutting slices now (`takeFillPermit`).
+    let fillsCutting = Atomic<Int>(0)
     private let lockDescriptor: Int32
-    let state: Mutex<State>
+    let state: Locked<State>
 
     struct Entry: Sendable {
         var meta: ObjectMeta
@@ -75,7 +78,7 @@ public final class SliceStore: Sendable {
                     try Self.drop(victims, in: &state, root: directory + "/objects")
                 }
             }
-            self.state = Mutex(state)
+            self.state = Locked(state)
             self.integrity = report
         } catch {
             FileSystem.close(lockDescriptor)

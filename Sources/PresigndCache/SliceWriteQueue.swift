@@ -1,4 +1,5 @@
 import Dispatch
+import PresigndSync
 import Synchronization
 
 /// Where a store's filled slices are written, synced and committed (issue 23 §6, §9): one serial queue per store,
@@ -10,7 +11,7 @@ public final class SliceWriteQueue: Sendable {
     private let queue: DispatchQueue
     private let pending = Atomic<Int>(0)
     /// Fills paused because the queue was full, woken once it is half empty (`notifyWhenRoom`).
-    private let paused = Mutex<[any FillWaiter]>([])
+    private let paused = Locked<[any FillWaiter]>([])
     /// The most bytes waiting to be written at once.
     public let budget: Int
 
@@ -59,8 +60,29 @@ public final class SliceWriteQueue: Sendable {
 }
 
 extension SliceStore {
-    /// The most bytes of filled slices waiting for the disk, per store.
+    /// The most bytes of filled slices waiting for the disk, per store; also the most bytes of slices being
+    /// collected in memory by fills at once (`takeFillPermit`).
     public static let writeBudget = 64 << 20
+
+    /// A fill may cut slices of `sliceSize` bytes (each fill holds up to one in memory): false when the fills
+    /// under way already hold `writeBudget`, or when the write queue has no room for one more slice (the disk is
+    /// behind); the answer then passes uncached. One fill is always allowed while the queue has room.
+    public func takeFillPermit(sliceSize: Int) -> Bool {
+        let queued = writes.pendingBytes
+        guard queued == 0 || queued + sliceSize <= writes.budget else {
+            metrics.countFillSkipped()
+            return false
+        }
+        let active = fillsCutting.add(1, ordering: .relaxed).newValue
+        guard active == 1 || active * sliceSize <= Self.writeBudget else {
+            fillsCutting.subtract(1, ordering: .relaxed)
+            metrics.countFillSkipped()
+            return false
+        }
+        return true
+    }
+
+    public func releaseFillPermit() { fillsCutting.subtract(1, ordering: .relaxed) }
 
     /// Queues a whole slice of `identity` (`SliceCutter`'s output) to be written, synced and marked present off
     /// the event loop; false when the write queue is over its budget (the caller stops filling). A slice whose

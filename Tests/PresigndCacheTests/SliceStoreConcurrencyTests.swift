@@ -1,7 +1,7 @@
 import Foundation
 import PresigndCache
 import PresigndTestSupport
-import Synchronization
+import PresigndSync
 import Testing
 
 /// Workers sharing one store: fills, reads, replacements, invalidations and evictions at once never give a
@@ -11,8 +11,8 @@ import Testing
         let scratch = try ScratchStore()
         let sliceSize = 65536
         let store = try scratch.open(maxSize: 12 * sliceSize)
-        let wrongReads = Mutex(0)
-        let goodReads = Mutex(0)
+        let wrongReads = Locked(0)
+        let goodReads = Locked(0)
         DispatchQueue.concurrentPerform(iterations: 4) { worker in
             var random = SplitMix(seed: UInt64(worker) + 1)
             for _ in 0..<300 {

@@ -1,4 +1,5 @@
 import PresigndCache
+import PresigndSync
 import Synchronization
 import Testing
 
@@ -54,7 +55,7 @@ import Testing
 
     @Test func theQueueRefusesWorkOverItsBudget() {
         let queue = SliceWriteQueue(label: "test", budget: 100)
-        let gate = Mutex(false)
+        let gate = Locked(false)
         let ran = Atomic<Int>(0)
         // The first job holds the queue until the gate opens: the budget is taken while it waits.
         #expect(queue.submit(bytes: 60) {
@@ -77,7 +78,7 @@ import Testing
 
     @Test func aRefusedFillWaitsForRoomAndIsWokenAfterTheNextWrite() {
         let queue = SliceWriteQueue(label: "test", budget: 100)
-        let gate = Mutex(false)
+        let gate = Locked(false)
         #expect(queue.submit(bytes: 80) { while !gate.withLock({ $0 }) { sched_yield() } })
         #expect(!queue.submit(bytes: 60) {})
         let waiter = Waiter()
@@ -87,5 +88,40 @@ import Testing
         queue.waitUntilIdle()
         #expect(waiter.wakes.load(ordering: .relaxed) == 1)
         #expect(!queue.notifyWhenRoom(for: 60, Waiter()))  // empty: room for anything
+    }
+
+    @Test func fillsCuttingAtOnceAreBoundedByTheBudgetInSlices() throws {
+        let scratch = try ScratchStore()
+        let store = try scratch.open()
+        let slice = 1 << 20
+        let allowed = SliceStore.writeBudget / slice
+        for _ in 0..<allowed { #expect(store.takeFillPermit(sliceSize: slice)) }
+        #expect(!store.takeFillPermit(sliceSize: slice))
+        store.releaseFillPermit()
+        #expect(store.takeFillPermit(sliceSize: slice))
+        for _ in 0..<allowed { store.releaseFillPermit() }
+        // A slice over the budget: one fill at a time, never none.
+        #expect(store.takeFillPermit(sliceSize: 2 * SliceStore.writeBudget))
+        #expect(!store.takeFillPermit(sliceSize: 2 * SliceStore.writeBudget))
+    }
+
+    @Test func aNewFillIsRefusedWhileTheWriteQueueHasNoRoomForItsSlice() throws {
+        let scratch = try ScratchStore()
+        let store = try scratch.open()
+        let gate = Locked(false)
+        let slice = 1 << 20
+        // The disk is behind: the queue holds all but half a slice of its budget until the gate opens.
+        #expect(
+            store.writes.submit(bytes: SliceStore.writeBudget - slice / 2) {
+                while !gate.withLock({ $0 }) { sched_yield() }
+            })
+        #expect(!store.takeFillPermit(sliceSize: slice))  // this answer passes uncached
+        #expect(store.metrics.snapshot.fillsSkipped == 1)
+        #expect(store.takeFillPermit(sliceSize: slice / 4))  // a smaller slice still fits
+        gate.withLock { $0 = true }
+        store.writes.waitUntilIdle()
+        #expect(store.takeFillPermit(sliceSize: slice))
+        store.releaseFillPermit()
+        store.releaseFillPermit()
     }
 }

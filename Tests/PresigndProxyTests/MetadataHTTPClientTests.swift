@@ -1,5 +1,5 @@
 import PresigndIO
-import Synchronization
+import PresigndSync
 import Testing
 
 @testable import PresigndProxy
@@ -15,7 +15,7 @@ import Testing
     final class OneShotServer: Sendable {
         let fd: Int32
         let port: Int
-        let requestHead = Mutex<String>("")
+        let requestHead = Locked<String>("")
 
         init(response: String) throws {
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -44,9 +44,13 @@ final class CacheFill {
     /// have come first) means this answer is not stored.
     private let mark: InvalidationMark?
 
+    /// This fill holds one of the store's fill permits (`SliceStore.takeFillPermit`).
+    private var holdsPermit = false
+
     /// However the exchange ended, its waiters are woken once its last slice is written (or at once when it
     /// keeps nothing): they then find the slices, or fetch for themselves.
     deinit {
+        if holdsPermit { store.releaseFillPermit() }
         guard !flightClosed else { return }
         let (flights, name, flight) = (store.flights, name, flight)
         store.afterWrites { flights.close(name, flight) }
@@ -158,6 +162,11 @@ final class CacheFill {
         } else {
             bytes = 0..<stored.objectSize
         }
+        // Bounded memory and a disk that keeps up: every fill cutting holds up to one slice, and a new fill starts
+        // only while the write queue has room for a slice; otherwise the answer passes uncached, at the uncached
+        // speed (a burst of misses faster than the disk keeps what the disk can write).
+        guard holdsPermit || store.takeFillPermit(sliceSize: config.sliceSize) else { return false }
+        holdsPermit = true
         let identity = ObjectIdentity(name: name, version: version)
         guard
             let entry = try? store.store(

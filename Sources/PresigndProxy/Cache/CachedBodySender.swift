@@ -24,10 +24,15 @@ final class CachedBodySender {
 
     var isDone: Bool { next >= end }
 
+    /// Body bytes queued for the client so far (the first slices' included): an access-log line of a cut answer
+    /// says at most this many went out.
+    var queuedBytes = 0
+
     /// Opens the next slice (nil when it is no longer present: the answer must be cut).
     func openNext() -> OpenSlice? {
         guard next < end, let slice = try? store.openSlice(identity, index: next, within: bytes) else { return nil }
         next += 1
+        queuedBytes += slice.length
         return slice
     }
 }

@@ -295,13 +295,27 @@ extension ClientConnection {
         openedSlices = nil
         guard sendCachedBody(pieces, exchange: nil) else { return }
         if response.streamsBody {
-            cachedBodyLog = (response, requestID)  // logged once the last slice is queued
+            cachedBodyLog = (response, requestID)  // logged once the last slice is queued, or when cut
+            cachedBodySender?.queuedBytes = pieces.reduce(0) { $0 + $1.length }
             pumpCachedBody()
             return
         }
         worker.localResponseSent(
             method: response.method, path: response.logPath, status: response.head.status,
             bytesOut: response.head.bytes.count, client: peer, requestID: requestID, errorCode: nil)
+    }
+
+    /// A streaming cached answer that will not finish (a slice gone, the client gone, a write timeout): its
+    /// access-log line and request metric, with what was queued of its body and why.
+    func logCutCachedAnswer(code: String) {
+        defer {
+            cachedBodySender = nil
+            cachedBodyLog = nil
+        }
+        guard let (response, requestID) = cachedBodyLog else { return }
+        worker.localResponseSent(
+            method: response.method, path: response.logPath, status: response.head.status,
+            bytesOut: cachedBodySender?.queuedBytes ?? 0, client: peer, requestID: requestID, errorCode: code)
     }
 
     /// Queues the next slices of a streaming cached answer while the client's output is below the high watermark
@@ -315,8 +329,7 @@ extension ClientConnection {
         while !sender.isDone && output.count < settings.highWatermark {
             guard let slice = sender.openNext() else {
                 // Evicted or replaced since the decision: the head promised a length, so the client sees a cut.
-                cachedBodySender = nil
-                cachedBodyLog = nil
+                logCutCachedAnswer(code: "CacheSliceGone")
                 worker.logger.warning(
                     "Cached answer cut: a slice left the cache while it was sent",
                     metadata: ["cache.directory": sender.store.directory])
@@ -325,8 +338,7 @@ extension ClientConnection {
             }
             let (offset, length) = (slice.offset, slice.length)
             guard sendCachedBody([(slice.takeDescriptor(), offset, length)], exchange: nil) else {
-                cachedBodySender = nil
-                cachedBodyLog = nil
+                logCutCachedAnswer(code: "ResponseCut")
                 return true
             }
             queued = true

@@ -352,8 +352,7 @@ final class ClientConnection: StreamDelegate {
         }
         continuation?.cancel()
         retryTimer?.cancel()
-        cachedBodySender = nil
-        cachedBodyLog = nil
+        logCutCachedAnswer(code: "ResponseCut")
         pendingCacheRead = nil
         if reset { stream.reset() } else { stream.close() }
         worker.connectionClosed(self)

@@ -1,7 +1,7 @@
 import PresigndConfig
 import PresigndIO
 import PresigndSigV4
-import Synchronization
+import PresigndSync
 
 #if canImport(Glibc)
     import Glibc
@@ -180,7 +180,7 @@ struct CredentialMetrics: Sendable, Equatable {
 
 /// Fetch outcomes on their way from the fetch thread to the main loop.
 final class FetchInbox: Sendable {
-    private let outcomes = Mutex<[CredentialFetchOutcome]>([])
+    private let outcomes = Locked<[CredentialFetchOutcome]>([])
 
     func post(_ outcome: CredentialFetchOutcome) { outcomes.withLock { $0.append(outcome) } }
 

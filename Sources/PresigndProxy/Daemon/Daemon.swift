@@ -1,6 +1,6 @@
 import PresigndConfig
 import PresigndIO
-import Synchronization
+import PresigndSync
 
 #if canImport(Glibc)
     import Glibc
@@ -382,7 +382,7 @@ struct DaemonLoadError: Error, CustomStringConvertible {
 
 /// A thread-safe count of finished workers (a class so worker threads can hold it).
 final class FinishedCounter: Sendable {
-    private let count = Mutex(0)
+    private let count = Locked(0)
 
     func increment() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }

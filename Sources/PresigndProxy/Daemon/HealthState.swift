@@ -1,4 +1,4 @@
-import Synchronization
+import PresigndSync
 
 #if canImport(Glibc)
     import Glibc
@@ -17,7 +17,7 @@ final class HealthState: Sendable {
         var credentialProblems: [String: String] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(loadDurationMicros: Int = 0) {
         state.withLock { $0.loadDurationMicros = loadDurationMicros }

@@ -32,6 +32,11 @@ extension MetricsText {
                 "presignd_cache_write_failures", "counter", "Filled slices that could not be written to disk.",
                 { $0.counters.writeFailures }
             ),
+            (
+                "presignd_cache_fills_skipped", "counter",
+                "Cacheable answers passed uncached because the disk was behind or fills held the memory budget.",
+                { $0.counters.fillsSkipped }
+            ),
             ("presignd_cache_size_bytes", "gauge", "Bytes of present slices.", { $0.counters.size }),
             ("presignd_cache_max_size_bytes", "gauge", "The directory's max_size.", { $0.statistics.capacity }),
             ("presignd_cache_objects", "gauge", "Objects with at least one present slice.", { $0.statistics.objects }),

@@ -1,3 +1,4 @@
+import PresigndSync
 import Synchronization
 
 /// A worker's counters. Updated by the worker (an uncontended lock once per request, connection and new upstream
@@ -110,7 +111,7 @@ final class WorkerMetrics: Sendable {
         }
     }
 
-    private let counters = Mutex(Counters())
+    private let counters = Locked(Counters())
     /// Accept pauses, shed connections and requests, slow bodies (issue 20).
     let limits = LimitCounters()
     /// Requests started. Only the worker writes it, so an increment is a load and a store (no locked

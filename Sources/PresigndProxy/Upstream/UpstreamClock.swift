@@ -1,3 +1,4 @@
+import PresigndSync
 import Synchronization
 
 /// The rules of clock-skew correction (issue 21 §4), pure: the offset is read from the upstream's `Date` response
@@ -59,7 +60,7 @@ final class UpstreamClock: Sendable {
 /// Every upstream's clock by name, made once and kept across reloads (an upstream keeps its offset when the
 /// configuration is reloaded).
 final class UpstreamClocks: Sendable {
-    private let clocks = Mutex<[String: UpstreamClock]>([:])
+    private let clocks = Locked<[String: UpstreamClock]>([:])
 
     init() {}
 

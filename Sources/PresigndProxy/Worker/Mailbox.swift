@@ -1,5 +1,5 @@
 import PresigndIO
-import Synchronization
+import PresigndSync
 
 /// Messages other threads send a worker (the main thread, a cache store's writer).
 enum WorkerMessage: Sendable {
@@ -13,7 +13,7 @@ enum WorkerMessage: Sendable {
 
 /// A locked queue of worker messages; the worker takes them when its control event fires.
 final class Mailbox: Sendable {
-    private let messages = Mutex<[WorkerMessage]>([])
+    private let messages = Locked<[WorkerMessage]>([])
 
     func post(_ message: WorkerMessage) {
         messages.withLock { $0.append(message) }

@@ -1,24 +1,35 @@
-import Dispatch
+#if canImport(Glibc)
+    import Glibc
+#endif
 import PresigndSync
 import Synchronization
 
-/// Where a store's filled slices are written, synced and committed (issue 23 §6, §9): one serial queue per store,
+/// Where a store's filled slices are written, synced and committed (issue 23 §6, §9): one writer thread per store,
 /// off every event loop (a commit's `fdatasync` took 2 to 8 ms a MiB here). The bytes it holds are bounded by
 /// `budget`: a slice over it is refused, and the fill that offered it pauses its upstream until the queue has room
 /// for it (`notifyWhenRoom`), so a disk slower than the network slows that transfer to the disk's speed, as a
 /// proxy writing its cache in line would, and never grows the daemon's memory.
+///
+/// The writer runs at idle CPU priority (`SCHED_IDLE`, else nice 19), as background compaction threads do: filling
+/// the cache is worth the CPU that serving leaves over, never CPU taken from serving. Under a load that keeps the
+/// event loops busy the queue fills, new fills are refused (`SliceStore.takeFillPermit`) and misses pass uncached
+/// at the speed of the uncached path; the writer catches up as soon as the loops idle.
 public final class SliceWriteQueue: Sendable {
-    private let queue: DispatchQueue
+    private let jobs: WriterJobs
     private let pending = Atomic<Int>(0)
     /// Fills paused because the queue was full, woken once it is half empty (`notifyWhenRoom`).
     private let paused = Locked<[any FillWaiter]>([])
     /// The most bytes waiting to be written at once.
     public let budget: Int
 
+    /// Starts the writer thread (it ends when the queue goes, after the jobs queued before).
     public init(label: String, budget: Int) {
-        self.queue = DispatchQueue(label: label)
+        self.jobs = WriterJobs()
         self.budget = budget
+        WriterJobs.startThread(jobs)
     }
+
+    deinit { jobs.push(nil) }
 
     /// Queues `work`, which writes `bytes` bytes; false (nothing queued) when that would go over the budget. An
     /// empty queue takes one job of any size (a `slice_size` over the budget still fills, one slice at a time).
@@ -28,7 +39,7 @@ public final class SliceWriteQueue: Sendable {
             pending.subtract(bytes, ordering: .relaxed)
             return false
         }
-        queue.async { [self] in
+        jobs.push { [self] in
             work()
             pending.subtract(bytes, ordering: .relaxed)
             let waiting = paused.withLock { waiting in
@@ -56,7 +67,68 @@ public final class SliceWriteQueue: Sendable {
     public var pendingBytes: Int { pending.load(ordering: .relaxed) }
 
     /// Returns once everything queued before the call is written (tests, `presignd cache`, shutdown).
-    public func waitUntilIdle() { queue.sync {} }
+    public func waitUntilIdle() {
+        let done = Semaphore()
+        jobs.push { done.signal() }
+        done.wait()
+    }
+}
+
+/// The writer thread's jobs, in order; a nil job ends the thread. The thread holds this, not the queue, so the
+/// queue's `deinit` can end it.
+final class WriterJobs: Sendable {
+    /// Jobs from `head` on are waiting; the ones before it have run (removed in batches).
+    private let queued = Locked<(jobs: [(@Sendable () -> Void)?], head: Int)>(([], 0))
+    private let available = Semaphore()
+
+    func push(_ job: (@Sendable () -> Void)?) {
+        queued.withLock { $0.jobs.append(job) }
+        available.signal()
+    }
+
+    /// The next job, waiting for one when there is none. One at a time: a job (and what it holds, such as the
+    /// store) is released before the next runs, as `waitUntilIdle` expects.
+    func take() -> (@Sendable () -> Void)? {
+        available.wait()
+        return queued.withLock { queued in
+            let job = queued.jobs[queued.head]
+            queued.jobs[queued.head] = nil
+            queued.head += 1
+            if queued.head == queued.jobs.count || queued.head >= 1024 {
+                queued.jobs.removeFirst(queued.head)
+                queued.head = 0
+            }
+            return job
+        }
+    }
+
+    static func startThread(_ jobs: WriterJobs) {
+        let started = BackgroundThread.start {
+            BackgroundThread.lowerToIdlePriority()
+            while let job = jobs.take() { job() }
+        }
+        precondition(started, "pthread_create for the cache writer failed")
+    }
+}
+
+/// A counting POSIX semaphore (ThreadSanitizer models `sem_post`/`sem_wait`).
+final class Semaphore: @unchecked Sendable {
+    // @unchecked: `sem_t` is made for use from several threads; it is only reached through `sem_*` calls.
+    private let semaphore: UnsafeMutablePointer<sem_t>
+
+    init() {
+        semaphore = .allocate(capacity: 1)
+        precondition(sem_init(semaphore, 0, 0) == 0, "sem_init failed")
+    }
+
+    deinit {
+        sem_destroy(semaphore)
+        semaphore.deallocate()
+    }
+
+    func signal() { sem_post(semaphore) }
+
+    func wait() { while sem_wait(semaphore) != 0 && errno == EINTR {} }
 }
 
 extension SliceStore {

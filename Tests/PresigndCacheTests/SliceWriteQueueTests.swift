@@ -70,6 +70,21 @@ import Testing
         #expect(ran.load(ordering: .relaxed) == 2 && queue.pendingBytes == 0)
     }
 
+    @Test func theWriterRunsAtIdlePriority() {
+        let queue = SliceWriteQueue(label: "test", budget: 100)
+        let seen = Locked<(policy: Int32, nice: Int32)>((-1, 0))
+        #expect(queue.submit(bytes: 1) {
+            var policy: Int32 = 0
+            var parameters = sched_param()
+            _ = pthread_getschedparam(pthread_self(), &policy, &parameters)
+            let nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+            seen.withLock { $0 = (policy, nice) }
+        })
+        queue.waitUntilIdle()
+        let (policy, nice) = seen.withLock { $0 }
+        #expect(policy == 5 /* SCHED_IDLE */ || nice == 19)
+    }
+
     /// Counts its wakes.
     final class Waiter: FillWaiter {
         let wakes = Atomic<Int>(0)

@@ -40,7 +40,10 @@ extension ClientConnection {
     /// What the cache does with a GET or HEAD (issue 23): answer it (its slices opened), send it upstream with
     /// `If-None-Match` to revalidate (its slices opened too), or nothing (a miss, a slice gone, a store error: the
     /// cache never answers with less than every byte).
-    func cacheStart(_ target: CacheReadTarget, head: RequestHead, plan: ForwardPlan, mayWait: Bool) -> CacheStart {
+    /// `attempt`: how many times the store changed under the decision already (see below).
+    func cacheStart(
+        _ target: CacheReadTarget, head: RequestHead, plan: ForwardPlan, mayWait: Bool, attempt: Int = 0
+    ) -> CacheStart {
         guard let store = settings.caches[target.directory] else { return .upstream }
         let found: CachedObject?
         do { found = try store.lookup(target.name) } catch { return .upstream }
@@ -58,6 +61,13 @@ extension ClientConnection {
                     target.name, for: Self.fillNeed(head.headers["Range"], entry: found),
                     CacheWaiter(waker: waker, connection: ObjectIdentifier(self)))
                 if flight == nil { return .wait }
+                // A fill may have written what this request needs and ended between the lookup above and the
+                // open: decided on a stale view, this request would fetch those slices again. Looked up once
+                // more after the open (any fill that ends later found this flight, or wrote before this lookup).
+                if let flight, attempt < 3, (try? store.lookup(target.name)) != found {
+                    store.flights.close(target.name, flight)
+                    return self.cacheStart(target, head: head, plan: plan, mayWait: mayWait, attempt: attempt + 1)
+                }
             }
             store.metrics.countMiss(bytesFetched: 0)
             let widened = WidenedRange.widen(

@@ -192,30 +192,3 @@ final class FetchInbox: Sendable {
         }
     }
 }
-
-/// A detached thread for one blocking job off every event loop.
-enum BackgroundThread {
-    private final class Job {
-        let body: () -> Void
-        init(_ body: @escaping () -> Void) { self.body = body }
-    }
-
-    /// False when the thread could not be made (the job did not run).
-    static func start(_ body: @escaping @Sendable () -> Void) -> Bool {
-        let job = Unmanaged.passRetained(Job(body)).toOpaque()
-        var thread = pthread_t()
-        let status = pthread_create(
-            &thread, nil,
-            { raw in
-                guard let raw else { return nil }
-                Unmanaged<Job>.fromOpaque(raw).takeRetainedValue().body()
-                return nil
-            }, job)
-        guard status == 0 else {
-            Unmanaged<Job>.fromOpaque(job).release()
-            return false
-        }
-        pthread_detach(thread)
-        return true
-    }
-}

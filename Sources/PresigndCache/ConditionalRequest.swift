@@ -18,7 +18,8 @@ public enum ConditionalRequest {
     /// order §13.2.2 gives. Dates that are not IMF-fixdate are ignored, as invalid dates must be.
     public static func evaluate(_ headers: HTTPHeaders, method: String, stored: StoredResponse) -> Outcome {
         let etag = stored.headers["ETag"]
-        let lastModified = stored.lastModified
+        // Parsed only for a date condition: most requests carry none.
+        var lastModified: Int? { stored.lastModified }
         let isRead = method == "GET" || method == "HEAD"
         if let field = headers["If-Match"] {
             guard matches(field, etag: etag, weak: false) else { return .preconditionFailed }  // step 1

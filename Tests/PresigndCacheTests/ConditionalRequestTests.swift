@@ -69,7 +69,10 @@ import Testing
 
     @Test(arguments: [
         "Sun, 6 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun Nov  6 08:49:37 1994", "",
-        "Sun, 06 Nov 1994 25:49:37 GMT", "Xyz, 06 Nov 1994 08:49:37 GMT",
+        "Sun, 06 Nov 1994 25:49:37 GMT", "Xyz, 06 Nov 1994 08:49:37 GMT", "Sun, 06 Nox 1994 08:49:37 GMT",
+        "Sun, 06 Nov 19a4 08:49:37 GMT", "Sun, 06 Nov 1994 08-49-37 GMT", "Sun, 00 Nov 1994 08:49:37 GMT",
+        "Sun, 06 Nov 1994 08:60:37 GMT", "Sun,x06 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 GMTX",
+        "Sun, +6 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 gmt",
     ])
     func rejectsOtherDateForms(text: String) {
         #expect(HTTPDate.parse(text) == nil)

@@ -31,11 +31,11 @@ public struct ObjectName: Sendable, Hashable {
     /// The fields, each length-prefixed, so that no two names encode alike (`a/b` + `c` is not `a` + `b/c`).
     var encoded: [UInt8] {
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(upstream.utf8.count + bucket.utf8.count + key.utf8.count + 24)
         for field in [upstream, bucket, key] {
-            let utf8 = Array(field.utf8)
-            bytes += String(utf8.count).utf8
+            bytes += String(field.utf8.count).utf8
             bytes.append(UInt8(ascii: ":"))
-            bytes += utf8
+            bytes += field.utf8
         }
         return bytes
     }

@@ -28,10 +28,18 @@ struct CacheWaiter: FillWaiter {
     func wake() { waker.wake(connection) }
 }
 
-/// What a request waiting for a fill needs to be decided again: its routed, allowed plan and its head.
-struct PendingCacheRead {
+/// What a request waiting for a fill needs to be decided again: its routed, allowed plan and its head. A class:
+/// the connection holds a reference, not ~340 bytes inline that every idle connection would carry.
+final class PendingCacheRead {
     let target: CacheReadTarget
     let plan: ForwardPlan
     let head: RequestHead
     let isHTTP10: Bool
+
+    init(target: CacheReadTarget, plan: ForwardPlan, head: RequestHead, isHTTP10: Bool) {
+        self.target = target
+        self.plan = plan
+        self.head = head
+        self.isHTTP10 = isHTTP10
+    }
 }

@@ -27,6 +27,8 @@ final class CachedBodySender {
     /// Body bytes queued for the client so far (the first slices' included): an access-log line of a cut answer
     /// says at most this many went out.
     var queuedBytes = 0
+    /// The answer's access-log line, written once its last slice is queued or when it is cut.
+    var log: (response: CachedResponse, requestID: String)?
 
     /// Opens the next slice (nil when it is no longer present: the answer must be cut).
     func openNext() -> OpenSlice? {

@@ -305,7 +305,7 @@ extension ClientConnection {
         openedSlices = nil
         guard sendCachedBody(pieces, exchange: nil) else { return }
         if response.streamsBody {
-            cachedBodyLog = (response, requestID)  // logged once the last slice is queued, or when cut
+            cachedBodySender?.log = (response, requestID)  // logged once the last slice is queued, or when cut
             cachedBodySender?.queuedBytes = pieces.reduce(0) { $0 + $1.length }
             pumpCachedBody()
             return
@@ -318,14 +318,11 @@ extension ClientConnection {
     /// A streaming cached answer that will not finish (a slice gone, the client gone, a write timeout): its
     /// access-log line and request metric, with what was queued of its body and why.
     func logCutCachedAnswer(code: String) {
-        defer {
-            cachedBodySender = nil
-            cachedBodyLog = nil
-        }
-        guard let (response, requestID) = cachedBodyLog else { return }
+        defer { cachedBodySender = nil }
+        guard let sender = cachedBodySender, let (response, requestID) = sender.log else { return }
         worker.localResponseSent(
             method: response.method, path: response.logPath, status: response.head.status,
-            bytesOut: cachedBodySender?.queuedBytes ?? 0, client: peer, requestID: requestID, errorCode: code)
+            bytesOut: sender.queuedBytes, client: peer, requestID: requestID, errorCode: code)
     }
 
     /// Queues the next slices of a streaming cached answer while the client's output is below the high watermark
@@ -355,8 +352,7 @@ extension ClientConnection {
         }
         guard sender.isDone else { return queued }
         cachedBodySender = nil
-        if let (response, requestID) = cachedBodyLog {
-            cachedBodyLog = nil
+        if let (response, requestID) = sender.log {
             worker.localResponseSent(
                 method: response.method, path: response.logPath, status: response.head.status,
                 bytesOut: response.head.bytes.count, client: peer, requestID: requestID, errorCode: nil)

@@ -32,7 +32,6 @@ final class ClientConnection: StreamDelegate {
     var openedSlices: OpenedSlices?
     /// The rest of a cached answer too large to queue at once, and what its log line needs once it is all queued.
     var cachedBodySender: CachedBodySender?
-    var cachedBodyLog: (response: CachedResponse, requestID: String)?
     /// A request waiting for another request's cache fill, kept to be decided again (`cacheWaitEnded`).
     var pendingCacheRead: PendingCacheRead?
     /// Method, log path and HTTP version of the request being handled (local answers need them).

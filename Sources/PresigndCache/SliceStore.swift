@@ -63,7 +63,7 @@ public final class SliceStore: Sendable {
     public init(directory: String, maxSize: Int, metrics: CacheMetrics = CacheMetrics()) throws(CacheError) {
         self.directory = directory
         self.metrics = metrics
-        self.writes = SliceWriteQueue(label: "presignd.cache.writes", budget: Self.writeBudget)
+        self.writes = SliceWriteQueue(budget: Self.writeBudget)
         try FileSystem.makeDirectory(directory)
         lockDescriptor = try FileSystem.lockDirectory(directory)
         do {

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
 import PresigndSync
 import Synchronization
 
@@ -23,7 +20,7 @@ public final class SliceWriteQueue: Sendable {
     public let budget: Int
 
     /// Starts the writer thread (it ends when the queue goes, after the jobs queued before).
-    public init(label: String, budget: Int) {
+    public init(budget: Int) {
         self.jobs = WriterJobs()
         self.budget = budget
         WriterJobs.startThread(jobs)
@@ -109,26 +106,6 @@ final class WriterJobs: Sendable {
         }
         precondition(started, "pthread_create for the cache writer failed")
     }
-}
-
-/// A counting POSIX semaphore (ThreadSanitizer models `sem_post`/`sem_wait`).
-final class Semaphore: @unchecked Sendable {
-    // @unchecked: `sem_t` is made for use from several threads; it is only reached through `sem_*` calls.
-    private let semaphore: UnsafeMutablePointer<sem_t>
-
-    init() {
-        semaphore = .allocate(capacity: 1)
-        precondition(sem_init(semaphore, 0, 0) == 0, "sem_init failed")
-    }
-
-    deinit {
-        sem_destroy(semaphore)
-        semaphore.deallocate()
-    }
-
-    func signal() { sem_post(semaphore) }
-
-    func wait() { while sem_wait(semaphore) != 0 && errno == EINTR {} }
 }
 
 extension SliceStore {

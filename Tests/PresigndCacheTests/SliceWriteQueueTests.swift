@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func theQueueRefusesWorkOverItsBudget() {
-        let queue = SliceWriteQueue(label: "test", budget: 100)
+        let queue = SliceWriteQueue(budget: 100)
         let gate = Locked(false)
         let ran = Atomic<Int>(0)
         // The first job holds the queue until the gate opens: the budget is taken while it waits.
@@ -71,7 +71,7 @@ import Testing
     }
 
     @Test func theWriterRunsAtIdlePriority() {
-        let queue = SliceWriteQueue(label: "test", budget: 100)
+        let queue = SliceWriteQueue(budget: 100)
         let seen = Locked<(policy: Int32, nice: Int32)>((-1, 0))
         #expect(queue.submit(bytes: 1) {
             var policy: Int32 = 0
@@ -92,7 +92,7 @@ import Testing
     }
 
     @Test func aRefusedFillWaitsForRoomAndIsWokenAfterTheNextWrite() {
-        let queue = SliceWriteQueue(label: "test", budget: 100)
+        let queue = SliceWriteQueue(budget: 100)
         let gate = Locked(false)
         #expect(queue.submit(bytes: 80) { while !gate.withLock({ $0 }) { sched_yield() } })
         #expect(!queue.submit(bytes: 60) {})

@@ -25,6 +25,10 @@ struct IOBufferFileTests {
         let file = pattern(3 * 1024 * 1024 + 11, seed: 5)
         let first = try unlinkedFile(file, in: scratch)
         let second = dup(first)
+        // Held to the end: the file's inode stays allocated, so no other file (of a test running in parallel) can
+        // have its number when `first` or `second` is looked at below.
+        let kept = dup(first)
+        defer { close(kept) }
         var fileStat = stat()
         #expect(fstat(first, &fileStat) == 0)
         let loop = try EventLoop(lockless: true)
@@ -48,7 +52,7 @@ struct IOBufferFileTests {
         #expect(received == expected)
         #expect(stream.output.count == 0)
         // Sent and drained: libevent closed both descriptors (a parallel suite may have the numbers again, for
-        // another file).
+        // another file: never this one, which `kept` holds open).
         for descriptor in [first, second] {
             var now = stat()
             #expect(fstat(descriptor, &now) != 0 || now.st_ino != fileStat.st_ino || now.st_dev != fileStat.st_dev)

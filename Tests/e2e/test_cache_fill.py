@@ -270,7 +270,9 @@ def test_a_daemon_killed_mid_fill_restarts_with_only_whole_correct_slices(work_d
     daemon, directory = start(work_dir, upstream)
     try:
         kept = cache_figures(daemon, directory)["size_bytes"]
-        assert kept % SLICE == 0 and kept > 0, kept
+        # Whole slices only: full ones, plus the object's short last slice when the fill got that far before the
+        # kill (the kernel's socket buffers can hold the rest of the answer).
+        assert kept > 0 and kept % SLICE in (0, size % SLICE), kept
         for first in range(0, size, 7 * SLICE + 3):
             last = min(first + 5 * SLICE, size - 1)
             status, _, body = request(daemon, "GET", PATH, {"Range": f"bytes={first}-{last}"})

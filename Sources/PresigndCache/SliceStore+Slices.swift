@@ -64,12 +64,18 @@ extension SliceStore {
             else { return nil }
             let slice = SliceID(key: key, index: index)
             state.eviction.touch(slice)
+            let piece = entry.meta.layout.piece(ofSlice: index, within: bytes)
+            if let descriptor = state.descriptors.duplicate(slice) {
+                return OpenSlice(descriptor: descriptor, offset: piece.offset, length: piece.length)
+            }
             // Opened under the lock: eviction cannot unlink the name between the check and the open.
             let path = Self.slicePath(key, tag: entry.versionTag, index: index, root: root)
-            let piece = entry.meta.layout.piece(ofSlice: index, within: bytes)
             do throws(CacheError) {
-                return OpenSlice(
-                    descriptor: try FileSystem.open(path, O_RDONLY), offset: piece.offset, length: piece.length)
+                let descriptor = try FileSystem.open(path, O_RDONLY)
+                if entry.meta.layout.bytes(ofSlice: index).count <= SliceDescriptors.maxSliceLength {
+                    state.descriptors.keep(slice, duplicating: descriptor)
+                }
+                return OpenSlice(descriptor: descriptor, offset: piece.offset, length: piece.length)
             } catch .system(_, _, let code) where code == ENOENT {
                 // Removed behind the store's back (an operator, a disk cleanup): a miss, not an error.
                 state.entries[key]?.present.remove(index)
@@ -83,6 +89,7 @@ extension SliceStore {
     static func drop(_ victims: [SliceID], in state: inout State, root: String) throws(CacheError) {
         for victim in victims {
             guard let entry = state.entries[victim.key] else { continue }
+            state.descriptors.forget(victim)
             try discard(
                 slicePath(victim.key, tag: entry.versionTag, index: victim.index, root: root), in: &state, root: root)
             state.entries[victim.key]?.present.remove(victim.index)
@@ -97,6 +104,7 @@ extension SliceStore {
         guard let entry = state.entries.removeValue(forKey: key) else { return }
         for index in entry.present {
             state.eviction.remove(SliceID(key: key, index: index))
+            state.descriptors.forget(SliceID(key: key, index: index))
             try discard(slicePath(key, tag: entry.versionTag, index: index, root: root), in: &state, root: root)
         }
         if !keepDirectory {

@@ -35,6 +35,8 @@ public final class SliceStore: Sendable {
     struct State: Sendable {
         var entries: [CacheKey: Entry]
         var eviction: SliceEviction<SliceID>
+        /// Small present slices kept open, so a hit does not open them by path.
+        var descriptors = SliceDescriptors(capacity: SliceStore.keptDescriptors)
         var missing: [CacheKey: (name: ObjectName, until: Int)] = [:]
         var temporaryCounter = 0
         /// Files renamed out of the way under the lock, to unlink after it (`emptyTrash`).
@@ -49,6 +51,8 @@ public final class SliceStore: Sendable {
     }
 
     static let invalidationBuckets = 1024
+    /// How many slice descriptors a store keeps open at most (`SliceDescriptors`).
+    static let keptDescriptors = 256
 
     /// Where invalidation stood for a name when a read was sent (`invalidationMark`): its answer is stored only
     /// if no write dropped the name (or a bucket of names sharing its counter) meanwhile, so a read racing a
@@ -105,7 +109,10 @@ public final class SliceStore: Sendable {
     /// What the check on open removed.
     public let integrity: IntegrityReport
 
-    deinit { FileSystem.close(lockDescriptor) }
+    deinit {
+        state.withLock { $0.descriptors.closeAll() }
+        FileSystem.close(lockDescriptor)
+    }
 
     /// The entry for `name`, if the store holds one: the full name is compared, not only its hash.
     public func lookup(_ name: ObjectName) throws(CacheError) -> CachedObject? {
@@ -180,6 +187,9 @@ public final class SliceStore: Sendable {
     }
 
     var objectsRoot: String { directory + "/objects" }
+
+    /// How many slice descriptors the store keeps open now (`SliceDescriptors`).
+    public var keptDescriptorCount: Int { state.withLock { $0.descriptors.count } }
 
     static func key(_ name: ObjectName) throws(CacheError) -> CacheKey {
         do { return try CacheKey(name) } catch { throw .hashing("\(error)") }

@@ -14,7 +14,14 @@ extension SocketStream {
 
     /// `writeOut` while file pieces are queued: libevent's own writer, which sends a file chain with `sendfile`
     /// and stops a `writev` before one.
+    ///
+    /// The socket is corked (`TCP_CORK`, nginx's `tcp_nopush`) for the call: the head `writev` sends and the
+    /// `sendfile` after it leave in full segments, so a small answer is one segment and wakes its client once, not
+    /// a head segment and then a body segment. Uncorking at the end sends what is left at once. A socket that
+    /// is not TCP (a unix listener's) refuses the option, which changes nothing.
     func writeOutWithFiles(_ pending: Int) -> (remaining: Int, errno: Int32) {
+        Self.setCork(fd, true)
+        defer { Self.setCork(fd, false) }
         var remaining = pending
         while remaining > 0 {
             let sent: Int
@@ -29,5 +36,10 @@ extension SocketStream {
         }
         if remaining == 0 { sendsFiles = false }
         return (remaining, 0)
+    }
+
+    private static func setCork(_ fd: Int32, _ on: Bool) {
+        var value: Int32 = on ? 1 : 0
+        _ = setsockopt(fd, Int32(SOL_TCP), TCP_CORK, &value, socklen_t(MemoryLayout<Int32>.size))
     }
 }

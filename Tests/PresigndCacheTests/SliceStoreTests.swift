@@ -209,3 +209,83 @@ import Testing
         }
     }
 }
+
+/// The descriptors the store keeps open for small slices (`SliceDescriptors`): a hit duplicates one, and one
+/// never outlives its slice in the store.
+@Suite struct SliceDescriptorTests {
+    let photo = ObjectIdentity(name: objectName("cat.jpg"), version: ObjectVersion(etag: "\"v1\""))
+
+    /// This process's descriptors that name a deleted file under `directory`.
+    func deletedFilesHeld(under directory: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap { fd in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + fd)
+            else { return nil }
+            return target.hasPrefix(directory) && target.hasSuffix(" (deleted)") ? target : nil
+        }
+    }
+
+    @Test func aSmallSliceIsKeptOpenOnceAndEachOpenIsItsOwnDescriptor() throws {
+        let scratch = try ScratchStore()
+        let store = try scratch.open()
+        _ = try store.fill(photo, size: 3 * 65536, sliceSize: 65536, seed: 1)
+        #expect(store.keptDescriptorCount == 0)
+        guard let first = try store.openSlice(photo, index: 1, within: 0..<3 * 65536),
+            let second = try store.openSlice(photo, index: 1, within: 70000..<80000)
+        else {
+            Issue.record("slice 1 is not present")
+            return
+        }
+        #expect(store.keptDescriptorCount == 1)
+        #expect(first.descriptor != second.descriptor)
+        #expect(try first.read() == pattern(1, 65536..<131_072))
+        #expect(try second.read() == pattern(1, 70000..<80000))
+        _ = consume first
+        #expect(try second.read() == pattern(1, 70000..<80000))  // closing one leaves the other's file open
+        #expect(try store.read(photo, index: 0, within: 0..<65536) == pattern(1, 0..<65536))
+        #expect(store.keptDescriptorCount == 2)
+    }
+
+    @Test func keptDescriptorsCloseWhenTheirSlicesLeaveTheStore() throws {
+        let scratch = try ScratchStore()
+        let store = try scratch.open()
+        _ = try store.fill(photo, size: 3 * 65536, sliceSize: 65536, seed: 1)
+        for index in 0..<3 { _ = try store.read(photo, index: index, within: 0..<3 * 65536) }
+        #expect(store.keptDescriptorCount == 3)
+        // Evicted: a smaller size pushes out two of them.
+        try store.resize(maxSize: 65536)
+        #expect(store.metrics.snapshot.evictions == 2)
+        #expect(store.keptDescriptorCount == 1)
+        #expect(try deletedFilesHeld(under: scratch.directory).isEmpty)
+        // Replaced by a new version: its slices are opened by their new names, never through an old descriptor.
+        let v2 = ObjectIdentity(name: photo.name, version: ObjectVersion(etag: "\"v2\""))
+        _ = try store.fill(v2, size: 3 * 65536, sliceSize: 65536, seed: 2, slices: [2])
+        #expect(store.keptDescriptorCount == 0)
+        #expect(try store.read(v2, index: 2, within: 0..<3 * 65536) == pattern(2, 131_072..<196_608))
+        #expect(try store.read(photo, index: 2, within: 0..<3 * 65536) == nil)
+        // Invalidated.
+        #expect(store.keptDescriptorCount == 1)
+        try store.invalidate(photo.name)
+        #expect(store.keptDescriptorCount == 0)
+        #expect(try deletedFilesHeld(under: scratch.directory).isEmpty)
+    }
+
+    @Test func largeSlicesAreNotKeptAndTheCountIsBounded() throws {
+        let scratch = try ScratchStore()
+        let store = try scratch.open()
+        _ = try store.fill(photo, size: 1 << 20, sliceSize: 512 << 10, seed: 1)
+        #expect(try store.read(photo, index: 0, within: 0..<(1 << 20)) == pattern(1, 0..<(512 << 10)))
+        #expect(store.keptDescriptorCount == 0)
+        let small = (0..<300).map {
+            ObjectIdentity(name: objectName("small/\($0)"), version: ObjectVersion(etag: "\"s\""))
+        }
+        for (seed, identity) in small.enumerated() {
+            _ = try store.fill(identity, size: 10, sliceSize: 65536, seed: seed)
+            #expect(try store.read(identity, index: 0, within: 0..<10) == pattern(seed, 0..<10))
+        }
+        #expect(store.keptDescriptorCount == 256)
+        // The oldest were closed; they open by name again, the newest by their kept descriptor.
+        #expect(try store.read(small[0], index: 0, within: 0..<10) == pattern(0, 0..<10))
+        #expect(try store.read(small[299], index: 0, within: 0..<10) == pattern(299, 0..<10))
+        #expect(store.keptDescriptorCount == 256)
+    }
+}

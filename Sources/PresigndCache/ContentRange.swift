@@ -28,14 +28,21 @@ public struct ContentRange: Sendable, Equatable {
 
     /// A `Content-Length` value: digits only.
     static func parseLength(_ text: String) -> Int? {
-        guard !text.isEmpty, text.count <= 18, text.allSatisfy(\.isASCIIDigit) else { return nil }
-        return Int(text)
+        var value = 0
+        var digits = 0
+        for byte in text.utf8 {  // bytes, not characters: a length is ASCII digits only
+            let digit = byte &- UInt8(ascii: "0")
+            guard digit < 10, digits < 18 else { return nil }
+            value = value * 10 + Int(digit)
+            digits += 1
+        }
+        return digits > 0 ? value : nil
     }
 
     /// The range and complete length of an upstream 206's `bytes FIRST-LAST/SIZE`; nil for anything else.
     public static func parse(_ text: String) -> (bytes: Range<Int>, size: Int)? {
         guard text.hasPrefix("bytes "), let slash = text.firstIndex(of: "/") else { return nil }
-        let span = text[text.index(text.startIndex, offsetBy: 6)..<slash].split(separator: "-")
+        let span = text[text.index(text.startIndex, offsetBy: 6)..<slash].split(separator: "-", omittingEmptySubsequences: false)
         guard span.count == 2, let first = parseLength(String(span[0])), let last = parseLength(String(span[1])),
             let size = parseLength(String(text[text.index(after: slash)...])), first <= last, last < size
         else { return nil }

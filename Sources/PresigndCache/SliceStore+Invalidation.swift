@@ -49,9 +49,10 @@ extension SliceStore {
     /// Remembers a 404 for `name` until `until` (wall-clock milliseconds; `negative_ttl`). Memory only. With the
     /// table full, expired names go first; still full, the 404 is not remembered (the next read asks upstream).
     public func rememberMissing(
-        _ name: ObjectName, until: Int, now: Int, unlessInvalidatedSince mark: InvalidationMark? = nil
+        _ name: ObjectName, until: Int, now: Int, unlessInvalidatedSince mark: InvalidationMark? = nil,
+        key: CacheKey? = nil
     ) throws(CacheError) {
-        let key = try Self.key(name)
+        let key = try Self.key(name, given: key)
         state.withLock { state in
             if let mark, state.mark(key) != mark { return }  // a write since the read was sent: not a 404 now
             if state.missing.count >= Self.maxRememberedMissing && state.missing[key] == nil {
@@ -63,8 +64,8 @@ extension SliceStore {
     }
 
     /// Whether a remembered 404 for `name` still holds at `now`.
-    public func isKnownMissing(_ name: ObjectName, now: Int) throws(CacheError) -> Bool {
-        let key = try Self.key(name)
+    public func isKnownMissing(_ name: ObjectName, key: CacheKey? = nil, now: Int) throws(CacheError) -> Bool {
+        let key = try Self.key(name, given: key)
         return state.withLock { state in
             guard let missing = state.missing[key], missing.name == name else { return false }
             if missing.until > now { return true }

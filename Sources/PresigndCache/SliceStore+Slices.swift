@@ -54,10 +54,10 @@ extension SliceStore {
 
     /// Opens present slice `index` of `identity` for the part of it inside `bytes` (the answer's range); nil when
     /// the slice is not present or the store holds another version. Counts as a use for eviction.
-    public func openSlice(_ identity: ObjectIdentity, index: Int, within bytes: Range<Int>) throws(CacheError)
-        -> OpenSlice?
-    {
-        let key = try Self.key(identity.name)
+    public func openSlice(
+        _ identity: ObjectIdentity, key: CacheKey? = nil, index: Int, within bytes: Range<Int>
+    ) throws(CacheError) -> OpenSlice? {
+        let key = try Self.key(identity.name, given: key)
         let root = objectsRoot
         return try state.withLock { (state) throws(CacheError) -> OpenSlice? in
             guard let entry = state.entries[key], entry.meta.identity == identity, entry.present.contains(index)

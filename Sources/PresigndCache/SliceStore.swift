@@ -57,8 +57,9 @@ public final class SliceStore: Sendable {
     /// Where invalidation stood for a name when a read was sent (`invalidationMark`): its answer is stored only
     /// if no write dropped the name (or a bucket of names sharing its counter) meanwhile, so a read racing a
     /// write never stores the old object after the write's answer.
-    public func invalidationMark(_ name: ObjectName) -> InvalidationMark? {
-        guard let key = try? Self.key(name) else { return nil }
+    /// `key`: `SliceStore.key(name)`, when the caller has it already (so for every method that takes one).
+    public func invalidationMark(_ name: ObjectName, key: CacheKey? = nil) -> InvalidationMark? {
+        guard let key = key ?? (try? Self.key(name)) else { return nil }
         return state.withLock { $0.mark(key) }
     }
 
@@ -115,8 +116,8 @@ public final class SliceStore: Sendable {
     }
 
     /// The entry for `name`, if the store holds one: the full name is compared, not only its hash.
-    public func lookup(_ name: ObjectName) throws(CacheError) -> CachedObject? {
-        let key = try Self.key(name)
+    public func lookup(_ name: ObjectName, key: CacheKey? = nil) throws(CacheError) -> CachedObject? {
+        let key = try Self.key(name, given: key)
         return state.withLock { state in
             guard let entry = state.entries[key], entry.meta.identity.name == name else { return nil }
             return Self.cached(entry)
@@ -132,9 +133,9 @@ public final class SliceStore: Sendable {
     @discardableResult
     public func store(
         _ identity: ObjectIdentity, stored: StoredResponse, sliceSize: Int, now: Int,
-        unlessInvalidatedSince mark: InvalidationMark? = nil, metaOnWriteQueue: Bool = false
+        unlessInvalidatedSince mark: InvalidationMark? = nil, metaOnWriteQueue: Bool = false, key: CacheKey? = nil
     ) throws(CacheError) -> CachedObject {
-        let key = try Self.key(identity.name)
+        let key = try Self.key(identity.name, given: key)
         let tag = try Self.versionTag(identity.version)
         let root = objectsRoot
         defer {
@@ -191,7 +192,14 @@ public final class SliceStore: Sendable {
     /// How many slice descriptors the store keeps open now (`SliceDescriptors`).
     public var keptDescriptorCount: Int { state.withLock { $0.descriptors.count } }
 
-    static func key(_ name: ObjectName) throws(CacheError) -> CacheKey {
+    /// `given` when the caller computed it already, else `key(name)`.
+    static func key(_ name: ObjectName, given: CacheKey?) throws(CacheError) -> CacheKey {
+        if let given { return given }
+        return try key(name)
+    }
+
+    /// Where `name`'s entry lives (its SHA-256): computed once per request by a caller that asks several times.
+    public static func key(_ name: ObjectName) throws(CacheError) -> CacheKey {
         do { return try CacheKey(name) } catch { throw .hashing("\(error)") }
     }
 

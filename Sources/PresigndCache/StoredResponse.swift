@@ -18,7 +18,7 @@ public struct StoredResponse: Sendable, Equatable {
     /// (`Vary`, CORS `Access-Control-*`, checksums sent only with `x-amz-checksum-mode`, `x-amz-mp-parts-count`
     /// for `partNumber`), and what changes while the object does not (`x-amz-restore`, `x-amz-replication-status`,
     /// `x-amz-expiration`).
-    static let keptNames: Set<String> = [
+    static let keptNames: [StaticString] = [
         "content-type", "content-encoding", "content-language", "content-disposition", "cache-control", "expires",
         "etag", "last-modified", "x-amz-version-id", "x-amz-server-side-encryption",
         "x-amz-server-side-encryption-aws-kms-key-id", "x-amz-server-side-encryption-bucket-key-enabled",
@@ -27,9 +27,12 @@ public struct StoredResponse: Sendable, Equatable {
     ]
 
     /// Whether a response field is replayed from the cache: a kept name, or user metadata (`x-amz-meta-*`).
+    /// Compared in place, ignoring case (a length check rejects most names): no lower-cased copy per field.
     public static func isReplayable(_ name: String) -> Bool {
-        let lower = ASCII.lowercased(name)
-        return keptNames.contains(lower) || lower.hasPrefix("x-amz-meta-")
+        for kept in keptNames where ASCII.equalsLowercase(name, kept) { return true }
+        let prefix = "x-amz-meta-".utf8
+        return name.utf8.count >= prefix.count
+            && ASCII.equalsLowercase(name.utf8.prefix(prefix.count), "x-amz-meta-")
     }
 
     /// The stored form of a 200 or 206 answer; nil without a usable length.

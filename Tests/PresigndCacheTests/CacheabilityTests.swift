@@ -61,6 +61,19 @@ import Testing
         #expect(stored.lastModified == 784_111_777)
     }
 
+    @Test func replayableNamesIgnoreCaseAndUserMetadataIsKept() {
+        for name in ["ETAG", "etag", "Content-Type", "X-Amz-Meta-Owner", "x-amz-meta-", "X-AMZ-VERSION-ID",
+            "x-amz-server-side-encryption-bucket-key-enabled"]
+        {
+            #expect(StoredResponse.isReplayable(name), "\(name)")
+        }
+        for name in ["Content-Length", "Content-Range", "x-amz-meta", "x-amz-metadata", "ETags", "Tag", "",
+            "x-amz-request-id", "Vary", "x-amz-server-side-encryption-customer-algorithm"]
+        {
+            #expect(!StoredResponse.isReplayable(name), "\(name)")
+        }
+    }
+
     @Test func aSliceAnswerGivesTheWholeObjectsSize() {
         let head = response(206, [("Content-Range", "bytes 0-1048575/5000000"), ("ETag", "\"e\"")])
         guard case .store(let stored) = Cacheability.response(head, config: cacheConfig()) else {

@@ -9,6 +9,8 @@ import PresigndHTTP1
 final class CacheFill {
     let store: SliceStore
     let name: ObjectName
+    /// `SliceStore.key(name)`, computed once per request.
+    let key: CacheKey
     let config: CacheConfig
     /// Set when the answer's head was cacheable: the version the slices belong to, and the cutter.
     private(set) var identity: ObjectIdentity?
@@ -29,15 +31,16 @@ final class CacheFill {
 
     /// `flight`: this fill's entry in the store's `FillFlights` (opened by the caller, or here).
     init(
-        store: SliceStore, name: ObjectName, config: CacheConfig, widened: WidenedRange? = nil,
+        store: SliceStore, name: ObjectName, key: CacheKey, config: CacheConfig, widened: WidenedRange? = nil,
         flight: FillFlights.FlightID? = nil
     ) {
         self.store = store
         self.name = name
+        self.key = key
         self.config = config
         self.widened = widened
         self.flight = flight ?? store.flights.open(name)
-        mark = store.invalidationMark(name)
+        mark = store.invalidationMark(name, key: key)
     }
 
     /// Where invalidation stood when the request was sent: a write through presignd since then (its answer may
@@ -150,7 +153,7 @@ final class CacheFill {
         case .store(let kept): stored = kept
         case .rememberMissing:
             try? store.rememberMissing(
-                name, until: now + config.negativeTTL.milliseconds, now: now, unlessInvalidatedSince: mark)
+                name, until: now + config.negativeTTL.milliseconds, now: now, unlessInvalidatedSince: mark, key: key)
             return false
         case .doNotStore: return false
         }
@@ -171,7 +174,7 @@ final class CacheFill {
         guard
             let entry = try? store.store(
                 identity, stored: stored, sliceSize: config.sliceSize, now: now, unlessInvalidatedSince: mark,
-                metaOnWriteQueue: true)
+                metaOnWriteQueue: true, key: key)
         else {
             return false
         }

@@ -8,15 +8,17 @@ import PresigndCache
 final class CachedBodySender {
     let store: SliceStore
     let identity: ObjectIdentity
+    let key: CacheKey
     /// The object's bytes the answer's body carries.
     let bytes: Range<Int>
     /// The next slice to queue, and the end of the answer's slices.
     private(set) var next: Int
     let end: Int
 
-    init(store: SliceStore, identity: ObjectIdentity, bytes: Range<Int>, slices: Range<Int>) {
+    init(store: SliceStore, identity: ObjectIdentity, key: CacheKey, bytes: Range<Int>, slices: Range<Int>) {
         self.store = store
         self.identity = identity
+        self.key = key
         self.bytes = bytes
         self.next = slices.lowerBound
         self.end = slices.upperBound
@@ -32,7 +34,7 @@ final class CachedBodySender {
 
     /// Opens the next slice (nil when it is no longer present: the answer must be cut).
     func openNext() -> OpenSlice? {
-        guard next < end, let slice = try? store.openSlice(identity, index: next, within: bytes) else { return nil }
+        guard next < end, let slice = try? store.openSlice(identity, key: key, index: next, within: bytes) else { return nil }
         next += 1
         queuedBytes += slice.length
         return slice

@@ -46,7 +46,7 @@ extension ClientConnection {
     ) -> CacheStart {
         guard let store = settings.caches[target.directory] else { return .upstream }
         let found: CachedObject?
-        do { found = try store.lookup(target.name) } catch { return .upstream }
+        do { found = try store.lookup(target.name, key: target.key) } catch { return .upstream }
         let queryNames = plan.request.query.map(\.name)
         let fill = { (composition: Composition?) -> CacheStart in
             guard
@@ -64,7 +64,7 @@ extension ClientConnection {
                 // A fill may have written what this request needs and ended between the lookup above and the
                 // open: decided on a stale view, this request would fetch those slices again. Looked up once
                 // more after the open (any fill that ends later found this flight, or wrote before this lookup).
-                if let flight, attempt < 3, (try? store.lookup(target.name)) != found {
+                if let flight, attempt < 3, (try? store.lookup(target.name, key: target.key)) != found {
                     store.flights.close(target.name, flight)
                     return self.cacheStart(target, head: head, plan: plan, mayWait: mayWait, attempt: attempt + 1)
                 }
@@ -74,7 +74,7 @@ extension ClientConnection {
                 head.headers["Range"], objectSize: found?.stored.objectSize,
                 sliceSize: found?.layout.sliceSize ?? target.config.sliceSize)
             let fill = CacheFill(
-                store: store, name: target.name, config: target.config,
+                store: store, name: target.name, key: target.key, config: target.config,
                 widened: composition == nil ? widened : nil, flight: flight)
             fill.composition = composition
             return .fill(fill)
@@ -82,7 +82,7 @@ extension ClientConnection {
         guard let entry = found else {
             // A remembered 404 (`negative_ttl`): answered here while it holds, for a request that would fill.
             if head.method == "GET" || head.method == "HEAD",
-                (try? store.isKnownMissing(target.name, now: CredentialRefresher.wallClockMilliseconds())) == true,
+                (try? store.isKnownMissing(target.name, key: target.key, now: CredentialRefresher.wallClockMilliseconds())) == true,
                 CacheRead.fillsOnMiss(
                     method: "GET", queryNames: queryNames, headers: head.headers, key: target.name.key,
                     config: target.config)
@@ -102,7 +102,7 @@ extension ClientConnection {
             // The present slices opened now (one gone: a plain fill of the whole range instead).
             let (prefix, suffix) = (OpenedSlices(), OpenedSlices())
             for index in cached.slices where !run.contains(index) {
-                guard let slice = try? store.openSlice(entry.identity, index: index, within: cached.bytes) else {
+                guard let slice = try? store.openSlice(entry.identity, key: target.key, index: index, within: cached.bytes) else {
                     return fill(nil)
                 }
                 let (offset, length) = (slice.offset, slice.length)
@@ -122,7 +122,7 @@ extension ClientConnection {
         let first = cached.slices.prefix(CacheRead.maxSlicesPerAnswer)
         for index in first {
             // Opened under the store's lock: an eviction after this unlinks the name, not these bytes.
-            guard let slice = try? store.openSlice(entry.identity, index: index, within: cached.bytes) else {
+            guard let slice = try? store.openSlice(entry.identity, key: target.key, index: index, within: cached.bytes) else {
                 return fill(nil)  // `opened` closes what it holds
             }
             let (offset, length) = (slice.offset, slice.length)
@@ -137,7 +137,7 @@ extension ClientConnection {
         if first.count < cached.slices.count {
             // The rest of the slices were present at the decision; each is opened when the output has room.
             cachedBodySender = CachedBodySender(
-                store: store, identity: entry.identity, bytes: cached.bytes,
+                store: store, identity: entry.identity, key: target.key, bytes: cached.bytes,
                 slices: first.upperBound..<cached.slices.upperBound)
             response.streamsBody = true
         }

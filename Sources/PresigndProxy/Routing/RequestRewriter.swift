@@ -29,11 +29,14 @@ struct ForwardPlan {
 final class CacheReadTarget {
     let directory: String
     let name: ObjectName
+    /// `SliceStore.key(name)`, computed once: the store is asked several times per request.
+    let key: CacheKey
     let config: CacheConfig
 
-    init(directory: String, name: ObjectName, config: CacheConfig) {
+    init(directory: String, name: ObjectName, key: CacheKey, config: CacheConfig) {
         self.directory = directory
         self.name = name
+        self.key = key
         self.config = config
     }
 }
@@ -206,7 +209,9 @@ enum RequestRewriter {
         let name = ObjectName(
             upstream: settings.upstreams[route.upstreamIndex].objectNamespace, bucket: route.name,
             key: String(decoding: key, as: UTF8.self))
-        return CacheReadTarget(directory: config.directory, name: name, config: config)
+        // A name that cannot be hashed (OpenSSL failing) is not cached: the request goes upstream as it came.
+        guard let cacheKey = try? SliceStore.key(name) else { return nil }
+        return CacheReadTarget(directory: config.directory, name: name, key: cacheKey, config: config)
     }
 
     /// What the rewriter does with one client header.

@@ -8,20 +8,25 @@ extension SocketStream {
     /// Appends `length` bytes of the file open as `descriptor`, from `offset`, to the output without reading them:
     /// sent with `sendfile`, after what the output holds. Takes the descriptor (closed once sent, or on failure).
     public func appendFile(descriptor: Int32, offset: Int, length: Int) throws(IOError) {
+        let afterHead = !sendsFiles && output.count > 0
         try output.appendFile(descriptor: descriptor, offset: offset, length: length)
+        if afterHead { corksNextWrite = true }
         sendsFiles = true
     }
 
     /// `writeOut` while file pieces are queued: libevent's own writer, which sends a file chain with `sendfile`
     /// and stops a `writev` before one.
     ///
-    /// The socket is corked (`TCP_CORK`, nginx's `tcp_nopush`) for the call: the head `writev` sends and the
-    /// `sendfile` after it leave in full segments, so a small answer is one segment and wakes its client once, not
-    /// a head segment and then a body segment. Uncorking at the end sends what is left at once. A socket that
+    /// When a file follows bytes in memory (an answer's head), the socket is corked (`TCP_CORK`, nginx's
+    /// `tcp_nopush`) for the call: the head's `writev` and the `sendfile` after it leave in full segments, so a
+    /// small answer is one segment and wakes its client once, not a head segment and then a body segment.
+    /// Uncorking at the end sends what is left at once. Later calls (file after file) need no cork. A socket that
     /// is not TCP (a unix listener's) refuses the option, which changes nothing.
     func writeOutWithFiles(_ pending: Int) -> (remaining: Int, errno: Int32) {
-        Self.setCork(fd, true)
-        defer { Self.setCork(fd, false) }
+        let corked = corksNextWrite
+        corksNextWrite = false
+        if corked { Self.setCork(fd, true) }
+        defer { if corked { Self.setCork(fd, false) } }
         var remaining = pending
         while remaining > 0 {
             let sent: Int

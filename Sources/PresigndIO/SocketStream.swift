@@ -49,6 +49,8 @@ public final class SocketStream: ByteStream {
     /// The output holds a file piece (`appendFile`): `evbuffer_peek` cannot show it, so writes go through
     /// `evbuffer_write` (`sendfile` for it, `writev` for the memory before it) until the output is empty.
     var sendsFiles = false
+    /// A file piece follows bytes in memory: the next `writeOutWithFiles` corks the socket around its writes.
+    var corksNextWrite = false
     /// `output` was above `writeLowWatermark` since the last drained report (or flush that brought it down).
     private var wasAboveLowWatermark = false
 

@@ -59,6 +59,34 @@ struct IOBufferFileTests {
         }
     }
 
+    /// A head and a small file body are written corked (`TCP_CORK`, one segment); the cork never outlives the
+    /// write (a socket left corked would hold a later answer's last segment for 200 ms). Loopback delivers both
+    /// writes before the peer reads either, so the segmentation itself is not what this can see.
+    @Test func aHeadAndASmallFileArriveWholeAndTheSocketIsNotLeftCorked() throws {
+        let scratch = try TemporaryDirectory()
+        let file = pattern(1024, seed: 9)
+        let loop = try EventLoop(lockless: true)
+        let (left, right) = try tcpPair()
+        defer { close(right) }
+        let stream = try SocketStream(loop: loop, fd: left, maxRead: 64 * 1024)
+        for round in 0..<3 {
+            let head = Array("HTTP/1.1 200 OK\r\nContent-Length: 1024\r\nx-round: \(round)\r\n\r\n".utf8)
+            try stream.output.append(head)
+            try stream.appendFile(descriptor: try unlinkedFile(file, in: scratch), offset: 0, length: file.count)
+            stream.flush()
+            #expect(stream.output.count == 0)
+            var corked: Int32 = -1
+            var size = socklen_t(MemoryLayout<Int32>.size)
+            #expect(getsockopt(left, Int32(SOL_TCP), TCP_CORK, &corked, &size) == 0 && corked == 0)
+            var ready = pollfd(fd: right, events: Int16(POLLIN), revents: 0)
+            #expect(poll(&ready, 1, 10_000) == 1)
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            let got = buffer.withUnsafeMutableBytes { recv(right, $0.baseAddress, $0.count, 0) }
+            #expect(got == head.count + file.count, "round \(round): read \(got) bytes")
+            #expect(Array(buffer[..<max(got, 0)]) == head + file)
+        }
+    }
+
     @Test func aPlainBufferMapsTheFileAndCopiesOutTheSameBytes() throws {
         let scratch = try TemporaryDirectory()
         let file = pattern(200_000, seed: 9)

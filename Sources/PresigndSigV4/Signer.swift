@@ -8,7 +8,7 @@ public final class Signer {
     public let region: String
     public let service: String
     /// When false every signature derives the key again (benchmarks, tests).
-    public var cachesSigningKey: Bool = true
+    public let cachesSigningKey: Bool
 
     /// One cached signing key: HMAC state keyed with kSigning for a `yyyymmdd` date stamp.
     private struct CachedKey {
@@ -32,16 +32,20 @@ public final class Signer {
     }()
 
     /// - Throws: `SigV4Error.crypto` when OpenSSL cannot provide SHA-256.
-    public init(credentials: Credentials, region: String, service: String = "s3") throws(SigV4Error) {
+    public init(
+        credentials: Credentials, region: String, service: String = "s3", cachesSigningKey: Bool = true
+    ) throws(SigV4Error) {
         self.credentials = credentials
         self.region = region
         self.service = service
+        self.cachesSigningKey = cachesSigningKey
         _ = try SHA256State()  // fail here, not on the first request
     }
 
     deinit {
-        for index in keyCache.indices { keyCache[index].key.wipe() }
-        scopeBytes.deallocate()
+        var (keys, bytes) = (keyCache, scopeBytes)  // locals: no access to the properties spans a call
+        for index in keys.indices { keys[index].key.wipe() }
+        bytes.deallocate()
         scratchStorage.pointee.deallocate()
         scratchStorage.deinitialize(count: 1)
         scratchStorage.deallocate()
@@ -104,8 +108,10 @@ public final class Signer {
         if let scopeCache, scopeCache.dateStamp == dateStamp { return scopeCache.scope }
         let scope = dateStamp + "/" + region + "/" + service + "/aws4_request"
         scopeCache = (dateStamp, scope)
-        scopeBytes.removeAll()
-        scopeBytes.append(utf8: scope)
+        var bytes = scopeBytes  // the same buffer, written through a local and put back (it may move)
+        bytes.removeAll()
+        bytes.append(utf8: scope)
+        scopeBytes = bytes
         return scope
     }
 

@@ -71,8 +71,7 @@ func run() throws(SigV4Error) {
         try signer.signHead(request, payload: .emptyBody, date: date, into: &head)
         return head.count
     }
-    let uncachedSigner = try Signer(credentials: credentials, region: "auto")
-    uncachedSigner.cachesSigningKey = false
+    let uncachedSigner = try Signer(credentials: credentials, region: "auto", cachesSigningKey: false)
     let uncached = try measure(iterations) { () throws(SigV4Error) -> Int in
         try uncachedSigner.sign(request, payload: .emptyBody, date: date).signature.utf8.count
     }

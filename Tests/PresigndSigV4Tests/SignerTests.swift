@@ -11,8 +11,7 @@ import Testing
 
     @Test func cachedAndUncachedSignaturesAgreeAcrossDaySwitches() throws {
         let cached = try Signer(credentials: credentials, region: "auto")
-        let uncached = try Signer(credentials: credentials, region: "auto")
-        uncached.cachesSigningKey = false
+        let uncached = try Signer(credentials: credentials, region: "auto", cachesSigningKey: false)
         let dates = [
             "20260301T235959Z", "20260302T000000Z", "20260301T235959Z", "20260303T120000Z", "20260301T000001Z",
         ]

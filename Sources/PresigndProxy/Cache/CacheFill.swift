@@ -191,8 +191,14 @@ final class CacheFill {
     func consume(count: Int, bytes: [UInt8]) {
         guard var cutter, identity != nil else { return }
         self.cutter = nil  // the cutter's buffer is appended to in place, not copied
-        blocked += cutter.consume(count: count, bytes: bytes)
+        let whole = cutter.consume(count: count, bytes: bytes)
         self.cutter = cutter
+        if !whole.isEmpty {
+            var waiting = blocked  // taken out and put back: no access to `blocked` spans a call
+            blocked = []
+            waiting += whole
+            blocked = waiting
+        }
         submitBlocked()
     }
 
@@ -205,13 +211,17 @@ final class CacheFill {
     /// Queues what is blocked; true when nothing is left waiting.
     @discardableResult
     func submitBlocked() -> Bool {
-        guard let identity else { return true }
-        while let slice = blocked.first {
-            guard store.submitSlice(identity, index: slice.index, bytes: slice.bytes) else { return false }
+        guard let identity, !blocked.isEmpty else { return true }
+        let waiting = blocked
+        var queued = 0
+        while queued < waiting.count {
+            let slice = waiting[queued]
+            guard store.submitSlice(identity, index: slice.index, bytes: slice.bytes) else { break }
             store.metrics.countFetched(bytes: slice.bytes.count)
-            blocked.removeFirst()
+            queued += 1
         }
-        return true
+        blocked = queued == waiting.count ? [] : Array(waiting[queued...])
+        return blocked.isEmpty
     }
 
     /// Paused: asks the write queue to wake `waiter` when it has room; false when it has room already (call

@@ -8,7 +8,12 @@
 final class OpenedSlices {
     private(set) var pieces: [(descriptor: Int32, offset: Int, length: Int)] = []
 
-    func append(descriptor: Int32, offset: Int, length: Int) { pieces.append((descriptor, offset, length)) }
+    func append(descriptor: Int32, offset: Int, length: Int) {
+        var grown = pieces  // taken out and put back: no access to `pieces` spans a call
+        pieces = []
+        grown.append((descriptor, offset, length))
+        pieces = grown
+    }
 
     /// The pieces, now the caller's to close or hand to the output.
     func take() -> [(descriptor: Int32, offset: Int, length: Int)] {

@@ -22,8 +22,10 @@ extension ClientConnection {
                 denial = (operation, policyDenial.rule)
             default: break
             }
-            let resource = exchange?.logPath ?? request.logPath
-            let method = exchange?.method ?? request.method
+            let summary = request  // copied first: `logPath` is computed, and not inside the access to `request`
+            let (resource, method) = if let exchange { (exchange.logPath, exchange.method) } else {
+                (summary.logPath, summary.method)
+            }
             let body = error.xmlBody(requestID: requestID, resource: resource)
             writeLocal(
                 status: status, contentType: "application/xml", body: body, method: method, requestID: requestID,

@@ -177,8 +177,9 @@ extension ClientConnection {
             if case .contentLength(let length) = decoder.framing, length > 0, length <= settings.retryBodyBuffer,
                 plan.body == .stream
             {
-                exchange.retry.body = []
-                exchange.retry.body?.reserveCapacity(length)
+                var kept: [UInt8] = []
+                kept.reserveCapacity(length)
+                exchange.retry.body = kept
             }
             exchange.retry.plan = consume plan
         }

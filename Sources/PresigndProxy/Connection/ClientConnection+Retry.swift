@@ -45,12 +45,12 @@ extension ClientConnection {
     /// Copies body bytes about to leave into the kept body, or stops keeping it once it outgrows
     /// `retry_body_buffer` (from then on the request is not sent again).
     func keepBodyForRetry(_ exchange: Exchange, count: Int) {
-        guard let kept = exchange.retry.body else { return }
-        guard kept.count + count <= settings.retryBodyBuffer else {
-            exchange.retry.body = nil
-            return
-        }
-        exchange.retry.body?.append(contentsOf: input.copyOut(count))
+        // Taken out, grown, put back: the exchange's retry state is not held across the copy (which would make
+        // every access to it a checked one), and the kept bytes stay uniquely referenced (no copy on append).
+        guard var kept = exchange.retry.body.take() else { return }
+        guard kept.count + count <= settings.retryBodyBuffer else { return }
+        kept.append(contentsOf: input.copyOut(count))
+        exchange.retry.body = kept
     }
 
     /// The metrics slot of the exchange's upstream.
@@ -65,10 +65,11 @@ extension ClientConnection {
     private func decideRetry(_ exchange: Exchange, _ outcome: AttemptOutcome, retryAfterMilliseconds: Int? = nil)
         -> RetryDecision
     {
+        var budget = worker.retryBudget  // a local for the call: the worker's is not held across it
         let decision = settings.upstreams[exchange.upstreamIndex].retry.decide(
             attempt: max(1, exchange.ops.attempts), outcome: outcome, request: retryableRequest(exchange),
-            retryAfterMilliseconds: retryAfterMilliseconds, budget: &worker.retryBudget,
-            jitter: Double.random(in: 0...1))
+            retryAfterMilliseconds: retryAfterMilliseconds, budget: &budget, jitter: Double.random(in: 0...1))
+        worker.retryBudget = budget
         switch decision {
         case .retry(_, let reason): worker.metrics.retried(slot: retrySlot(exchange), reason: reason)
         case .giveUp(let refusal?): worker.metrics.retryRefused(slot: retrySlot(exchange), refusal)
@@ -136,13 +137,13 @@ extension ClientConnection {
     /// Takes `count` bytes of a held answer's body; false when the body outgrew `HeldAnswer.limit` (the answer
     /// then goes to the client as it is, and these bytes with it).
     func holdAnswerBody(_ exchange: Exchange, from input: IOBuffer, count: Int) -> Bool {
-        guard let held = exchange.retry.held else { return false }
+        guard var held = exchange.retry.held.take() else { return false }  // taken: see `keepBodyForRetry`
         guard held.body.count + count <= HeldAnswer.limit else {
-            exchange.retry.held = nil
             passOn(held, exchange, code: nil, ended: false, upstreamReusable: false)
             return false
         }
-        exchange.retry.held?.body.append(contentsOf: input.copyOut(count))
+        held.body.append(contentsOf: input.copyOut(count))
+        exchange.retry.held = held
         input.drain(count)
         return true
     }

@@ -121,7 +121,10 @@ final class ClientConnection: StreamDelegate {
     /// actions go into the worker's scratch array: an event allocates nothing, and an idle connection holds none.
     func handle(_ event: ConnectionEvent) {
         guard dispatch == .idle else {
-            pendingEvents.append(event)
+            var events = pendingEvents  // taken out and put back: no access to `pendingEvents` spans a call
+            pendingEvents = []
+            events.append(event)
+            pendingEvents = events
             dispatch = .runningWithQueuedEvents
             return
         }

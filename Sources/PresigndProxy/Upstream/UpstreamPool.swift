@@ -33,7 +33,11 @@ final class UpstreamPool: UpstreamConnectionDelegate {
 
     /// A pooled connection, or nil when the caller must connect a new one.
     func take() -> UpstreamConnection? {
-        guard let connection = idle.popLast() else { return nil }
+        var connections = idle  // taken out and put back: see `put`
+        idle = []
+        let last = connections.popLast()
+        idle = connections
+        guard let connection = last else { return nil }
         connection.delegate = nil
         connection.isReused = true
         idleCountChanged()
@@ -50,13 +54,21 @@ final class UpstreamPool: UpstreamConnectionDelegate {
         connection.setTimeouts(readMilliseconds: idleTimeoutMilliseconds, writeMilliseconds: idleTimeoutMilliseconds)
         connection.delegate = self
         connection.enableReading()
-        idle.append(connection)
+        // Taken out, grown, put back: no access to `idle` is held across a call, so none needs a runtime
+        // exclusivity check (the compiler proves them all safe), and the array stays uniquely referenced.
+        var connections = idle
+        idle = []
+        connections.append(connection)
+        idle = connections
         idleCountChanged()
     }
 
     /// An idle connection spoke (a byte, EOF) or timed out: it is done.
     func remove(_ connection: UpstreamConnection) {
-        idle.removeAll { $0 === connection }
+        var connections = idle
+        idle = []
+        connections.removeAll { $0 === connection }
+        idle = connections
         connection.free()
         idleCountChanged()
     }
@@ -67,8 +79,9 @@ final class UpstreamPool: UpstreamConnectionDelegate {
 
     /// Closes every idle connection (shutdown, reload).
     func closeAll() {
-        for connection in idle { connection.free() }
-        idle.removeAll()
+        let connections = idle
+        idle = []
+        for connection in connections { connection.free() }
         idleCountChanged()
     }
 }

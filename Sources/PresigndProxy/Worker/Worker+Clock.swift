@@ -26,7 +26,12 @@ extension Worker {
         let now = nowMicroseconds() / 1_000_000
         let current = exchangeSettings === settings
         if !always && current && lastClockSample[index] == now { return nil }
-        if current { lastClockSample[index] = now }
+        if current {
+            var samples = lastClockSample  // taken out and put back: no access to it spans a call
+            lastClockSample = []
+            samples[index] = now
+            lastClockSample = samples
+        }
         guard let text = head.firstValue(ofLowercasedField: "date"), let date = AmzDate(httpDate: text) else {
             return nil
         }

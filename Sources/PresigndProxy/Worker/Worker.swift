@@ -99,23 +99,28 @@ final class Worker {
         for (pool, slot) in zip(pools, metricSlots) { pool.reportIdleCount(to: metrics, slot: slot) }
         // Made up front (nil where OpenSSL cannot provide SHA-256: that upstream's requests fail with an S3 error),
         // so a request only reads the array (a lazily filled slot made every access a run-time exclusivity check).
-        signers = []
-        signerProblems = []
+        var made: [Signer?] = []
+        var problems: [String?] = []
         for target in settings.upstreams {
             let (signer, problem) = target.makeSigner(fetched: fetchedCredentials[target.name])
-            signers.append(signer)
-            signerProblems.append(problem)
+            made.append(signer)
+            problems.append(problem)
         }
+        signers = made  // built in locals: no access to these arrays spans a call
+        signerProblems = problems
     }
 
     /// New credentials for one refreshing upstream: its signer is replaced between requests, so each request
     /// signs with one set of keys or the next, never a mix.
     private func updateCredentials(upstream name: String, _ state: UpstreamCredentialState) {
         fetchedCredentials[name] = state
+        var (made, problems) = (signers, signerProblems)
+        (signers, signerProblems) = ([], [])
         for (index, target) in settings.upstreams.enumerated() where target.name == name && target.refreshesCredentials
         {
-            (signers[index], signerProblems[index]) = target.makeSigner(fetched: state)
+            (made[index], problems[index]) = target.makeSigner(fetched: state)
         }
+        (signers, signerProblems) = (made, problems)
     }
 
     /// Accepts on the given sockets (called before the thread starts).

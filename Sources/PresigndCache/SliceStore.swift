@@ -52,7 +52,7 @@ public final class SliceStore: Sendable {
 
     static let invalidationBuckets = 1024
     /// How many slice descriptors a store keeps open at most (`SliceDescriptors`).
-    static let keptDescriptors = 256
+    public static let keptDescriptors = 256
 
     /// Where invalidation stood for a name when a read was sent (`invalidationMark`): its answer is stored only
     /// if no write dropped the name (or a bucket of names sharing its counter) meanwhile, so a read racing a

@@ -1,3 +1,4 @@
+import PresigndCache
 import Testing
 
 @testable import PresigndProxy
@@ -8,6 +9,15 @@ import Testing
     @Test func countsThreeDescriptorsPerConnectionAndThePoolsNoLargerThanTheConnections() {
         // reserve 32 + admin (32 + socket + spare) + 2 × (4 + 2 × 1 listener + 3×10 + min(128,10) + min(4,10))
         #expect(budget.needed(connectionsPerWorker: 10) == 32 + 34 + 2 * (4 + 2 + 30 + 10 + 4))
+    }
+
+    @Test func eachCacheDirectoryAddsItsLockAndTheSliceDescriptorsItKeeps() {
+        var cached = budget
+        cached.cacheDirectories = 2
+        #expect(
+            cached.needed(connectionsPerWorker: 10)
+                == budget.needed(connectionsPerWorker: 10) + 2 * (1 + SliceStore.keptDescriptors))
+        #expect(cached.fittingConnections(limit: 1024) < budget.fittingConnections(limit: 1024))
     }
 
     @Test func picksTheMostConnectionsThatFit() {

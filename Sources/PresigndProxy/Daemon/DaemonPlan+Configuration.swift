@@ -141,7 +141,8 @@ extension DaemonPlan {
         let budget = DescriptorBudget(
             workers: workers, listenersPerWorker: server.listen.count,
             idlePerUpstream: configuration.upstreamNames.compactMap { configuration.upstreams[$0]?.maxIdleConnections },
-            adminConnections: server.adminListen == nil ? 0 : server.limits.maxAdminConnections)
+            adminConnections: server.adminListen == nil ? 0 : server.limits.maxAdminConnections,
+            cacheDirectories: configuration.cacheDirectories.count)
         let fitting = budget.fittingConnections(limit: limit)
         guard fitting > 0 else {
             throw .descriptorLimit(

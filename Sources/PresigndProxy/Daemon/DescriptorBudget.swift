@@ -1,11 +1,13 @@
+import PresigndCache
+
 /// What a configuration needs of the file-descriptor limit (`RLIMIT_NOFILE`), and the `max_connections` that fits
 /// it (issue 20). Pure: the limit is a parameter.
 ///
 /// A client connection holds at worst three descriptors (its socket, an upstream socket, a spool file); each worker
 /// adds its listeners (each with a spare descriptor), its loop's own descriptors and its pooled idle upstream
 /// connections (no more per upstream than connections in flight could have left behind); the admin listener adds
-/// its connection cap; the reserve covers standard streams, the main loop, configuration and credential files, DNS
-/// lookups.
+/// its connection cap; each cache directory its lock and the slice descriptors it keeps open (`SliceDescriptors`);
+/// the reserve covers standard streams, the main loop, configuration and credential files, DNS lookups.
 struct DescriptorBudget: Equatable, Sendable {
     static let reserve = 32
     /// A worker loop's epoll descriptor, its notification pair and its cross-thread event.
@@ -20,6 +22,8 @@ struct DescriptorBudget: Equatable, Sendable {
     var idlePerUpstream: [Int]
     /// The admin listener's connection cap; 0 without an admin listener.
     var adminConnections: Int
+    /// Open cache directories (`[bucket.cache]`).
+    var cacheDirectories: Int = 0
 
     /// Descriptors the process may hold with `connections` client connections per worker.
     func needed(connectionsPerWorker connections: Int) -> Int {
@@ -27,7 +31,8 @@ struct DescriptorBudget: Equatable, Sendable {
         // A listener holds its socket and a spare descriptor (`Listener+Overflow.swift`).
         let admin = adminConnections > 0 ? adminConnections + 2 : 0
         let perWorker = Self.perWorker + 2 * listenersPerWorker + Self.perConnection * connections + pooled
-        return Self.reserve + admin + workers * perWorker
+        let caches = cacheDirectories * (1 + SliceStore.keptDescriptors)
+        return Self.reserve + admin + caches + workers * perWorker
     }
 
     /// The most connections per worker (up to `automaticCap`) that fit in `limit`; 0 when not even one does.

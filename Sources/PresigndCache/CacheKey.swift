@@ -7,9 +7,12 @@ import PresigndSigV4
 public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// 64 lower-case hex digits.
     public let hex: String
+    /// The hash's first 64 bits (its first 16 hex digits): what a table of keys hashes, instead of the 64
+    /// characters (the store's tables are looked up several times a request). Derived from `hex`.
+    private let prefix: UInt64
 
     public init(_ name: ObjectName) throws(SigV4Error) {
-        hex = try sha256Hex(name.encoded)
+        self.init(validHex: try sha256Hex(name.encoded))
     }
 
     /// A key read back from a directory name; nil unless it is 64 lower-case hex digits.
@@ -17,8 +20,19 @@ public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible 
         guard hex.utf8.count == 64, hex.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
             return nil
         }
-        self.hex = hex
+        self.init(validHex: hex)
     }
+
+    private init(validHex hex: String) {
+        self.hex = hex
+        var prefix: UInt64 = 0
+        for byte in hex.utf8.prefix(16) { prefix = prefix << 4 | UInt64(byte <= 57 ? byte - 48 : byte - 87) }
+        self.prefix = prefix
+    }
+
+    public static func == (lhs: CacheKey, rhs: CacheKey) -> Bool { lhs.hex == rhs.hex }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(prefix) }
 
     /// The fan-out directory (first two hex digits), so no directory holds more than 1/256 of the entries.
     var shard: String { String(hex.prefix(2)) }
@@ -27,9 +41,7 @@ public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     /// A bucket in `0..<count` (from the hash's first 8 hex digits: evenly spread).
     func bucket(_ count: Int) -> Int {
-        var value = 0
-        for byte in hex.utf8.prefix(8) { value = value &* 16 &+ Int(byte <= 57 ? byte - 48 : byte - 87) }
-        return value % count
+        Int(prefix >> 32) % count  // the first 8 hex digits
     }
 
     public static func < (lhs: CacheKey, rhs: CacheKey) -> Bool { lhs.hex < rhs.hex }

@@ -233,8 +233,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
     /// Writes the upstream's head to the client: end-to-end fields as received, presignd's request id, and the
     /// framing and connection fields this connection needs.
     func writeResponseHead(framing: ClientBodyFraming, closing: Bool) {
-        guard let exchange, let head = exchange.responseHead else { return }
-        exchange.responseHead = nil
+        guard let exchange, let head = exchange.responseHead.take() else { return }  // moved out, not copied
         // First byte seen: from now on a silent upstream is a stalled body (body_idle_timeout).
         exchange.upstream?.setTimeouts(
             readMilliseconds: settings.limits.bodyIdleTimeoutMilliseconds,

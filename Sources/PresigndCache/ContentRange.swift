@@ -42,7 +42,8 @@ public struct ContentRange: Sendable, Equatable {
     /// The range and complete length of an upstream 206's `bytes FIRST-LAST/SIZE`; nil for anything else.
     public static func parse(_ text: String) -> (bytes: Range<Int>, size: Int)? {
         guard text.hasPrefix("bytes "), let slash = text.firstIndex(of: "/") else { return nil }
-        let span = text[text.index(text.startIndex, offsetBy: 6)..<slash].split(separator: "-", omittingEmptySubsequences: false)
+        let span = text[text.index(text.startIndex, offsetBy: 6)..<slash].split(
+            separator: "-", omittingEmptySubsequences: false)
         guard span.count == 2, let first = parseLength(String(span[0])), let last = parseLength(String(span[1])),
             let size = parseLength(String(text[text.index(after: slash)...])), first <= last, last < size
         else { return nil }

@@ -62,14 +62,16 @@ import Testing
     }
 
     @Test func replayableNamesIgnoreCaseAndUserMetadataIsKept() {
-        for name in ["ETAG", "etag", "Content-Type", "X-Amz-Meta-Owner", "x-amz-meta-", "X-AMZ-VERSION-ID",
-            "x-amz-server-side-encryption-bucket-key-enabled"]
-        {
+        for name in [
+            "ETAG", "etag", "Content-Type", "X-Amz-Meta-Owner", "x-amz-meta-", "X-AMZ-VERSION-ID",
+            "x-amz-server-side-encryption-bucket-key-enabled",
+        ] {
             #expect(StoredResponse.isReplayable(name), "\(name)")
         }
-        for name in ["Content-Length", "Content-Range", "x-amz-meta", "x-amz-metadata", "ETags", "Tag", "",
-            "x-amz-request-id", "Vary", "x-amz-server-side-encryption-customer-algorithm"]
-        {
+        for name in [
+            "Content-Length", "Content-Range", "x-amz-meta", "x-amz-metadata", "ETags", "Tag", "",
+            "x-amz-request-id", "Vary", "x-amz-server-side-encryption-customer-algorithm",
+        ] {
             #expect(!StoredResponse.isReplayable(name), "\(name)")
         }
     }

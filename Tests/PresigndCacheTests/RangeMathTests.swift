@@ -51,9 +51,10 @@ import Testing
         #expect(ContentRange.parse("bytes 5-1/10") == nil)
         // Lengths are ASCII digits only, at most 18 of them.
         #expect(ContentRange.parse("bytes 0-0/999999999999999999")?.size == 999_999_999_999_999_999)
-        for bad in ["bytes 0-0/1000000000000000000", "bytes 0-9/1e3", "bytes 0-9/", "bytes -0-9/10", "bytes 0-9/+10",
-            "bytes 0-9/\u{0661}0", "bytes 0-9/ 10", "bytes 0-٩/10"]
-        {
+        for bad in [
+            "bytes 0-0/1000000000000000000", "bytes 0-9/1e3", "bytes 0-9/", "bytes -0-9/10", "bytes 0-9/+10",
+            "bytes 0-9/\u{0661}0", "bytes 0-9/ 10", "bytes 0-٩/10",
+        ] {
             #expect(ContentRange.parse(bad) == nil, "\(bad)")
         }
     }

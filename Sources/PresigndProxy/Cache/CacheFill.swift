@@ -220,8 +220,8 @@ final class CacheFill {
             store.metrics.countFetched(bytes: slice.bytes.count)
             queued += 1
         }
-        blocked = queued == waiting.count ? [] : Array(waiting[queued...])
-        return blocked.isEmpty
+        if queued > 0 { blocked = Array(waiting[queued...]) }  // none queued: `blocked` is already what waits
+        return queued == waiting.count
     }
 
     /// Paused: asks the write queue to wake `waiter` when it has room; false when it has room already (call

@@ -34,7 +34,9 @@ final class CachedBodySender {
 
     /// Opens the next slice (nil when it is no longer present: the answer must be cut).
     func openNext() -> OpenSlice? {
-        guard next < end, let slice = try? store.openSlice(identity, key: key, index: next, within: bytes) else { return nil }
+        guard next < end, let slice = try? store.openSlice(identity, key: key, index: next, within: bytes) else {
+            return nil
+        }
         next += 1
         queuedBytes += slice.length
         return slice

@@ -82,7 +82,8 @@ extension ClientConnection {
         guard let entry = found else {
             // A remembered 404 (`negative_ttl`): answered here while it holds, for a request that would fill.
             if head.method == "GET" || head.method == "HEAD",
-                (try? store.isKnownMissing(target.name, key: target.key, now: CredentialRefresher.wallClockMilliseconds())) == true,
+                (try? store.isKnownMissing(
+                    target.name, key: target.key, now: CredentialRefresher.wallClockMilliseconds())) == true,
                 CacheRead.fillsOnMiss(
                     method: "GET", queryNames: queryNames, headers: head.headers, key: target.name.key,
                     config: target.config)
@@ -102,7 +103,10 @@ extension ClientConnection {
             // The present slices opened now (one gone: a plain fill of the whole range instead).
             let (prefix, suffix) = (OpenedSlices(), OpenedSlices())
             for index in cached.slices where !run.contains(index) {
-                guard let slice = try? store.openSlice(entry.identity, key: target.key, index: index, within: cached.bytes) else {
+                guard
+                    let slice = try? store.openSlice(
+                        entry.identity, key: target.key, index: index, within: cached.bytes)
+                else {
                     return fill(nil)
                 }
                 let (offset, length) = (slice.offset, slice.length)
@@ -122,7 +126,9 @@ extension ClientConnection {
         let first = cached.slices.prefix(CacheRead.maxSlicesPerAnswer)
         for index in first {
             // Opened under the store's lock: an eviction after this unlinks the name, not these bytes.
-            guard let slice = try? store.openSlice(entry.identity, key: target.key, index: index, within: cached.bytes) else {
+            guard
+                let slice = try? store.openSlice(entry.identity, key: target.key, index: index, within: cached.bytes)
+            else {
                 return fill(nil)  // `opened` closes what it holds
             }
             let (offset, length) = (slice.offset, slice.length)

@@ -22,9 +22,13 @@ extension ClientConnection {
                 denial = (operation, policyDenial.rule)
             default: break
             }
-            let summary = request  // copied first: `logPath` is computed, and not inside the access to `request`
-            let (resource, method) = if let exchange { (exchange.logPath, exchange.method) } else {
-                (summary.logPath, summary.method)
+            let resource: String
+            let method: String
+            if let exchange {
+                (resource, method) = (exchange.logPath, exchange.method)
+            } else {
+                let summary = request  // copied first: `logPath` is computed, not inside the access to `request`
+                (resource, method) = (summary.logPath, summary.method)
             }
             let body = error.xmlBody(requestID: requestID, resource: resource)
             writeLocal(

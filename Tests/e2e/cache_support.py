@@ -55,6 +55,7 @@ class ObjectUpstream(LocalServer):
     def __init__(self, objects: dict[str, tuple[str, bytes]]):
         self.objects = objects
         self.failing: int | None = None
+        self.missing_code = "NoSuchKey"  # the S3 error code of a 404
         self.lock = threading.Lock()
         self.requests: list[tuple[str, str, str | None, str | None]] = []
         outer = self
@@ -69,7 +70,7 @@ class ObjectUpstream(LocalServer):
                     self.answer(outer.failing, b"<Error><Code>InternalError</Code></Error>")
                     return
                 if found is None:
-                    self.answer(404, b"<Error><Code>NoSuchKey</Code></Error>")
+                    self.answer(404, f"<Error><Code>{outer.missing_code}</Code></Error>".encode())
                     return
                 etag, data = found
                 if_match = self.headers.get("If-Match")

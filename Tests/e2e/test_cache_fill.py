@@ -328,3 +328,14 @@ def test_a_404_is_remembered_for_negative_ttl_and_answered_locally(work_dir):
         assert upstream.taken() == [("GET", missing, None, None)]  # only the first asked upstream
         # Another key, and an existing object, are not affected.
         assert request(daemon, "GET", PATH)[2] == DATA
+
+
+def test_a_404_other_than_no_such_key_is_not_remembered(work_dir):
+    # A bucket gone upstream answers NoSuchBucket: remembered, it would come back as NoSuchKey for negative_ttl.
+    with running(work_dir, {PATH: ('"v1"', DATA)}, negative_ttl="1h") as (daemon, upstream, directory):
+        upstream.missing_code = "NoSuchBucket"
+        missing = "/photos/open/gone"
+        for _ in range(2):
+            status, _, body = request(daemon, "GET", missing)
+            assert status == 404 and b"<Code>NoSuchBucket</Code>" in body, body
+        assert upstream.taken() == [("GET", missing, None, None)] * 2  # both asked upstream

@@ -25,6 +25,14 @@ final class CacheFill {
     /// Of a widened answer's body: the bytes before the client's (to the cache only) and the client's own.
     private var window: (skip: Int, take: Int)?
 
+    /// The S3 error code of the answer's whole body, when it was read whole first (`holdsAnswer`): a 404 is
+    /// remembered only as `NoSuchKey`, the one answer the cache gives for it (a `NoSuchBucket` is not).
+    var errorCode: String?
+
+    /// Whether a 404 to this fill would be remembered (`negative_ttl`): its body is then read whole first, for
+    /// its code.
+    var remembersMissing: Bool { config.negativeTTL.milliseconds > 0 }
+
     /// This fill's entry in the store's single-flight table: misses of the same bytes wait for it.
     private let flight: FillFlights.FlightID
     private var flightClosed = false
@@ -152,6 +160,8 @@ final class CacheFill {
         switch Cacheability.response(parsed, config: config) {
         case .store(let kept): stored = kept
         case .rememberMissing:
+            // Only a missing key: another 404 (`NoSuchBucket`, a load balancer's page) is passed on as it is.
+            guard errorCode == "NoSuchKey" else { return false }
             try? store.rememberMissing(
                 name, until: now + config.negativeTTL.milliseconds, now: now, unlessInvalidatedSince: mark, key: key)
             return false

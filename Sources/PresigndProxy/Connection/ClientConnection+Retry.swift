@@ -125,7 +125,9 @@ extension ClientConnection {
         let retryable = AttemptOutcome.answered(status: status, code: nil).retryReason != nil
         let skewCandidate = (status == 400 || status == 403) && !exchange.retry.correctedClock
         let successToCheck = status == 200 && exchange.retry.checksSuccessBody
-        guard retryable || skewCandidate || successToCheck else { return false }
+        // A 404 the cache would remember (`negative_ttl`) is read whole: only a `NoSuchKey` is remembered.
+        let missingToCheck = status == 404 && exchange.cacheFill?.remembersMissing == true
+        guard retryable || skewCandidate || successToCheck || missingToCheck else { return false }
         guard retryableRequest(exchange) != .bodySent else {
             // Never sent again: the client's SDK retries it (issue 21 §3).
             if retryable { worker.metrics.retryRefused(slot: retrySlot(exchange), .bodySent) }
@@ -193,6 +195,7 @@ extension ClientConnection {
         // Written right after the head (`writeHeldBody`): passed on from an action (`passOnHeldAnswer`), the head's
         // event waits in the connection's queue until that action is done.
         exchange.retry.heldBody = held.body
+        exchange.cacheFill?.errorCode = code
         guard let sent = throughCache(held.head, exchange) else {
             handle(.failed(exchange.cacheFill?.failure ?? .upstreamProtocol("the range answer does not fit")))
             return

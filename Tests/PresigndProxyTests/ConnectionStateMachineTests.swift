@@ -186,7 +186,7 @@ import Testing
         let start = RequestStart(route: .local(Self.large), hasBody: false)
         let (sending, first) = Self.machine(after: [.requestHead(start), .requestBodyEnded])
         #expect(first == [])
-        #expect(Self.exchange(sending)?.response == .sendingCached)
+        #expect(Self.exchange(sending)?.response == .sendingCached(afterUpstream: false))
         #expect(!sending.decodesClientInput, "a pipelined request waits for the whole answer")
         #expect(sending.wantsClientInput, "a close is still noticed")
         #expect(!sending.usesUpstream && sending.measuredBody == nil)
@@ -215,6 +215,43 @@ import Testing
         #expect(last == [.closeWhenFlushed] && drained.state == .closingWhenFlushed)
     }
 
+    // A revalidation's 304 confirmed a large cached answer: the head and first slices went out as the upstream's
+    // answer; the rest follows once the upstream is done.
+    static let revalidated: [ConnectionEvent] = [
+        .requestHead(Self.get), .requestBodyEnded, .responseHead(ResponseStart(framing: .none, isBodyless: false)),
+    ]
+
+    @Test func aRevalidatedLargeAnswerReleasesTheUpstreamThenEndsItsExchangeWithTheLastSlice() {
+        let (sending, released) = Self.machine(after: Self.revalidated + [.revalidatedBodyFollows(upstreamReusable: true)])
+        #expect(released == [.releaseUpstream(reusable: true)])
+        #expect(Self.exchange(sending)?.response == .sendingCached(afterUpstream: true))
+        #expect(!sending.usesUpstream && !sending.decodesClientInput, "a pipelined request waits for the answer")
+        let (done, last) = Self.machine(
+            after: Self.revalidated + [.revalidatedBodyFollows(upstreamReusable: true), .cachedBodySent])
+        #expect(last == [.endExchange(completed: true), .readNextRequest] && done.state == .idle)
+    }
+
+    @Test func aRevalidatedLargeAnswerCutShortEndsItsExchangeAsFailedAndCloses() {
+        for event in [ConnectionEvent.clientEnded(.aborted), .writeTimedOut, .failed(.internalError("evicted"))] {
+            let (machine, last) = Self.machine(
+                after: Self.revalidated + [.revalidatedBodyFollows(upstreamReusable: true), event])
+            #expect(last == [.endExchange(completed: false), .close] && machine.state == .closed, "\(event)")
+        }
+    }
+
+    @Test func theRestOfARevalidatedAnswerFollowsOnlyAPassThroughResponse() {
+        // Before any head, or with a re-chunked body, there is no cached answer whose rest could follow.
+        let (waiting, none) = Self.machine(after: [
+            .requestHead(Self.get), .requestBodyEnded, .revalidatedBodyFollows(upstreamReusable: true),
+        ])
+        #expect(none == [] && Self.exchange(waiting)?.response == .awaitingUpstream)
+        let (chunked, ignored) = Self.machine(after: [
+            .requestHead(Self.get), .requestBodyEnded, .responseHead(ResponseStart(framing: .chunked, isBodyless: false)),
+            .revalidatedBodyFollows(upstreamReusable: true),
+        ])
+        #expect(ignored == [] && Self.exchange(chunked)?.response == .streaming(.rechunked))
+    }
+
     // MARK: Waiting for another request's cache fill (issue 23 §5)
 
     static let waiting = RequestStart(route: .awaitCache(since: 1000), hasBody: false)
@@ -241,7 +278,7 @@ import Testing
         let (large, first) = Self.machine(after: [
             .requestHead(Self.waiting), .requestBodyEnded, .cacheSettled(.local(Self.large)),
         ])
-        #expect(first == [.answer(Self.large, closing: false)] && Self.exchange(large)?.response == .sendingCached)
+        #expect(first == [.answer(Self.large, closing: false)] && Self.exchange(large)?.response == .sendingCached(afterUpstream: false))
         let (again, none) = Self.machine(after: [
             .requestHead(Self.waiting), .requestBodyEnded, .cacheSettled(.awaitCache(since: 1500)),
         ])

@@ -24,7 +24,8 @@ PATH = "/photos/open/object"
 def cache_figures(daemon, directory: str) -> dict[str, float]:
     with urllib.request.urlopen(f"{daemon.admin_endpoint}/metrics", timeout=10) as answer:
         samples = parse_metrics(answer.read().decode())
-    names = ["hits_total", "misses_total", "size_bytes", "fetched_bytes_total", "write_failures_total"]
+    names = ["hits_total", "misses_total", "size_bytes", "fetched_bytes_total", "write_failures_total",
+             "revalidations_total"]
     return {name: metric(samples, "presignd_cache_" + name, directory=directory) for name in names}
 
 
@@ -316,6 +317,32 @@ def test_an_answer_of_many_slices_is_sent_from_the_cache_as_the_client_reads(wor
         assert upstream.taken() == []
         figures = cache_figures(daemon, directory)
         assert figures["fetched_bytes_total"] == size and figures["hits_total"] == 3
+
+
+def test_a_large_answer_revalidated_on_every_use_is_sent_from_the_cache_after_its_304(work_dir):
+    # revalidate_after = "0s" (the default): every use asks upstream; a 304 lets all 40 slices go from the cache,
+    # the first 16 queued with the head, the rest as the client reads.
+    size = 40 * SLICE + 7
+    data = bytes((i * 13 + (i >> 10)) & 0xFF for i in range(size))
+    with running(work_dir, {PATH: ('"big"', data)}, revalidate_after="0s") as (daemon, upstream, directory):
+        assert request(daemon, "GET", PATH)[2] == data
+        assert wait_for_size(daemon, directory, size)["size_bytes"] == size
+        upstream.taken()
+        answers = read_pipelined(daemon, [{}, {"Range": f"bytes={SLICE + 1}-{30 * SLICE}"}, {}])
+        assert [(status, headers["X-Cache"]) for status, headers, _ in answers] == [
+            (200, "REVALIDATED"), (206, "REVALIDATED"), (200, "REVALIDATED")]
+        assert answers[0][2] == data and answers[2][2] == data
+        assert answers[1][2] == data[SLICE + 1:30 * SLICE + 1]
+        # Each use cost a conditional request answered 304, never the body again.
+        assert upstream.taken() == [("GET", PATH, '"big"', None),
+                                    ("GET", PATH, '"big"', f"bytes={SLICE + 1}-{30 * SLICE}"),
+                                    ("GET", PATH, '"big"', None)]
+        figures = cache_figures(daemon, directory)
+        assert figures["fetched_bytes_total"] == size and figures["revalidations_total"] == 3
+        # A changed object still passes through and replaces the old slices.
+        upstream.objects[PATH] = ('"big2"', data[::-1])
+        status, headers, body = request(daemon, "GET", PATH)
+        assert (status, body) == (200, data[::-1]) and headers.get("X-Cache") is None
 
 
 def test_a_404_is_remembered_for_negative_ttl_and_answered_locally(work_dir):

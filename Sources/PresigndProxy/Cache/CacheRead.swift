@@ -27,9 +27,9 @@ enum CacheRead: Equatable {
     /// the run fetched upstream (with `If-Match` on the stored version) and filled as it passes (`Composition`).
     case compose(CachedHead, run: Range<Int>)
 
-    /// The most slices one local answer opens before its head is written: their descriptors are queued in the
-    /// client's output until sent (`SocketStream.appendFile`). A larger answer opens the rest as the output drains
-    /// (`CachedBodySender`); a revalidation of one goes upstream uncached (its 304 path sends opened slices only).
+    /// The most slices one cached answer opens before its head is written (before its revalidation is sent): their
+    /// descriptors are queued in the client's output until sent (`SocketStream.appendFile`). A larger answer opens
+    /// the rest as the output drains (`CachedBodySender`), after the 304 when it is revalidated.
     static let maxSlicesPerAnswer = 16
 
     static func decide(
@@ -52,9 +52,7 @@ enum CacheRead: Equatable {
                 method: method, headers: headers, entry: entry, knownMissing: false,
                 forcesRevalidation: forcesRevalidation, revalidated: true, now: now, config: config)
             if let composed = compose(after, method: method) { return composed }
-            guard case .local(let head) = local(after, method: method), head.slices.count <= maxSlicesPerAnswer else {
-                return .upstream
-            }
+            guard case .local(let head) = local(after, method: method) else { return .upstream }
             return .revalidate(head, fields: Freshness.revalidationHeaders(entry.stored))
         }
         if !headers.contains(where: { Self.isPrecondition($0.name) }), let composed = compose(plan, method: method) {

@@ -134,17 +134,21 @@ extension ClientConnection {
             let (offset, length) = (slice.offset, slice.length)
             opened.append(descriptor: slice.takeDescriptor(), offset: offset, length: length)
         }
+        // The rest of the slices were present at the decision; each is opened when the output has room.
+        let rest =
+            first.count < cached.slices.count
+            ? CachedBodySender(
+                store: store, identity: entry.identity, key: target.key, bytes: cached.bytes,
+                slices: first.upperBound..<cached.slices.upperBound) : nil
         if case .revalidate(_, let fields) = decision {
             return .revalidate(
-                CacheRevalidation(store: store, entry: entry, head: cached, slices: opened), fields: fields)
+                CacheRevalidation(store: store, entry: entry, head: cached, slices: opened, rest: rest),
+                fields: fields)
         }
         openedSlices = opened
         var response = CachedResponse(head: cached, method: head.method, logPath: plan.logPath)
-        if first.count < cached.slices.count {
-            // The rest of the slices were present at the decision; each is opened when the output has room.
-            cachedBodySender = CachedBodySender(
-                store: store, identity: entry.identity, key: target.key, bytes: cached.bytes,
-                slices: first.upperBound..<cached.slices.upperBound)
+        if let rest {
+            cachedBodySender = rest
             response.streamsBody = true
         }
         store.metrics.countHit(bytes: cached.bytes.count)
@@ -284,6 +288,7 @@ extension ClientConnection {
             try? store.markValidated(identity, at: CredentialRefresher.wallClockMilliseconds())
             store.metrics.countHit(bytes: revalidation.head.bytes.count)
             exchange.cachedBody = revalidation.slices
+            exchange.cachedRest = revalidation.rest
             return ResponseHead(
                 status: revalidation.head.status, reason: HTTPEncoder.reasonPhrase(for: revalidation.head.status),
                 headers: revalidation.head.fields)
@@ -336,7 +341,7 @@ extension ClientConnection {
     @discardableResult
     func pumpCachedBody() -> Bool {
         guard let sender = cachedBodySender, case .exchange(let state) = machine.state,
-            state.response == .sendingCached
+            case .sendingCached = state.response
         else { return false }
         var queued = false
         while !sender.isDone && output.count < settings.highWatermark {
@@ -350,7 +355,8 @@ extension ClientConnection {
                 return true
             }
             let (offset, length) = (slice.offset, slice.length)
-            guard sendCachedBody([(slice.takeDescriptor(), offset, length)], exchange: nil) else {
+            // `exchange`: a revalidated answer's (its access-log line counts the bytes); nil for a local one.
+            guard sendCachedBody([(slice.takeDescriptor(), offset, length)], exchange: exchange) else {
                 logCutCachedAnswer(code: "ResponseCut")
                 return true
             }

@@ -223,6 +223,13 @@ extension ClientConnection: UpstreamConnectionDelegate {
                         exchange.cachedSuffix = nil
                         guard sendCachedBody(suffix.take(), exchange: exchange) else { return }
                     }
+                    if let rest = exchange.cachedRest {
+                        // A 304 confirmed a large cached answer: its other slices follow as the output drains.
+                        exchange.cachedRest = nil
+                        cachedBodySender = rest
+                        handle(.revalidatedBodyFollows(upstreamReusable: reusable))
+                        return
+                    }
                     handle(.responseEnded(upstreamReusable: reusable))
                 }
                 return

@@ -14,6 +14,9 @@ enum ConnectionEvent: Equatable {
     case responseHead(ResponseStart)
     /// The upstream's response body is complete; `upstreamReusable`: the upstream connection may be pooled.
     case responseEnded(upstreamReusable: Bool)
+    /// The upstream confirmed a cached answer (a revalidation's 304) whose slices do not fit one write: the
+    /// upstream is done, the rest of the slices follow as the output drains, and the exchange ends with the last.
+    case revalidatedBodyFollows(upstreamReusable: Bool)
     /// The upstream connection failed or sent something invalid. `retryable`: no byte of a response arrived
     /// on a reused pooled connection and the request may be sent again.
     indirect case upstreamFailed(ProxyError, retryable: Bool)

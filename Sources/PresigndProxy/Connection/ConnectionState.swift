@@ -53,8 +53,9 @@ enum ResponseProgress: Equatable {
     /// The upstream's head went to the client; its body streams in the given framing.
     case streaming(ClientBodyFraming)
     /// A cached answer's head went to the client; its slices are queued one by one as the client's output drains
-    /// (`CachedBodySender`), until `cachedBodySent`. No upstream.
-    case sendingCached
+    /// (`CachedBodySender`), until `cachedBodySent`. No upstream: `afterUpstream` when a revalidation's 304 let
+    /// the answer go out (its exchange ends with the last slice), not when the cache answered alone.
+    case sendingCached(afterUpstream: Bool)
     /// Waiting, since `since` (milliseconds), for another request's fill of the slices this one needs (issue 23
     /// §5). No upstream; woken when they are written or that fill ends, or after `maxCacheWaitMilliseconds`.
     case awaitingCache(since: Int)

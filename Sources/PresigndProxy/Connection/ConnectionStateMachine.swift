@@ -25,6 +25,7 @@ struct ConnectionStateMachine {
         case .responseHead(let start): responseHead(start, &actions)
         case .answerHeld(let now): answerHeld(now: now)
         case .responseEnded(let reusable): responseEnded(upstreamReusable: reusable, &actions)
+        case .revalidatedBodyFollows(let reusable): revalidatedBodyFollows(upstreamReusable: reusable, &actions)
         case .upstreamFailed(let error, let retryable): upstreamFailed(error, retryable: retryable, &actions)
         case .retryUpstream(let delay, let reusable): retryUpstream(after: delay, reusable: reusable, &actions)
         case .retryDue: retryDue(&actions)
@@ -130,7 +131,7 @@ struct ConnectionStateMachine {
         switch start.route {
         case .local(.cached(let cached)) where cached.streamsBody && !start.hasBody:
             // The head and the first slices now, the rest as the output drains; then as any answer.
-            exchange.response = .sendingCached
+            exchange.response = .sendingCached(afterUpstream: false)
             state = .exchange(exchange)
             actions.append(.answer(.cached(cached), closing: exchange.closeReason != nil))
         case .local(let answer):
@@ -159,7 +160,7 @@ struct ConnectionStateMachine {
         guard case .exchange(var exchange) = state, case .awaitingCache = exchange.response else { return }
         switch route {
         case .local(.cached(let cached)) where cached.streamsBody:
-            exchange.response = .sendingCached
+            exchange.response = .sendingCached(afterUpstream: false)
             state = .exchange(exchange)
             actions.append(.answer(.cached(cached), closing: exchange.closeReason != nil))
         case .local(let answer):
@@ -221,8 +222,18 @@ struct ConnectionStateMachine {
         actions.append(.closeWhenFlushed)
     }
 
+    private mutating func revalidatedBodyFollows(upstreamReusable: Bool, _ actions: inout [ConnectionAction]) {
+        guard case .exchange(var exchange) = state, case .streaming(.passThrough) = exchange.response else { return }
+        actions.append(.releaseUpstream(reusable: upstreamReusable && exchange.request == .complete))
+        exchange.response = .sendingCached(afterUpstream: true)
+        state = .exchange(exchange)
+    }
+
     private mutating func cachedBodySent(_ actions: inout [ConnectionAction]) {
-        guard case .exchange(var exchange) = state, exchange.response == .sendingCached else { return }
+        guard case .exchange(var exchange) = state, case .sendingCached(let afterUpstream) = exchange.response else {
+            return
+        }
+        if afterUpstream { actions.append(.endExchange(completed: true)) }
         exchange.response = .complete
         if exchange.request == .complete { return endCycle(exchange, &actions) }
         state = .exchange(exchange)

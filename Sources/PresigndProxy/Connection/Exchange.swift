@@ -47,6 +47,9 @@ final class Exchange {
     var cachedBody: OpenedSlices?
     /// A composed answer's present slices after the fetched run, sent when the upstream's body ends.
     var cachedSuffix: OpenedSlices?
+    /// After a 304, the slices of a large cached answer that follow `cachedBody`, queued as the output drains
+    /// once the upstream is done (`ConnectionEvent.revalidatedBodyFollows`).
+    var cachedRest: CachedBodySender?
     /// A GET the cache missed: its answer's slices are filled as the body streams (`CacheFill`).
     var cacheFill: CacheFill?
 

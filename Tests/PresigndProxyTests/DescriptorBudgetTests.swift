@@ -11,12 +11,16 @@ import Testing
         #expect(budget.needed(connectionsPerWorker: 10) == 32 + 34 + 2 * (4 + 2 + 30 + 10 + 4))
     }
 
-    @Test func eachCacheDirectoryAddsItsLockAndTheSliceDescriptorsItKeeps() {
+    @Test func eachCacheDirectoryAddsItsLockAndTheSliceDescriptorsItKeepsAndAConnectionItsQueuedSlices() {
         var cached = budget
         cached.cacheDirectories = 2
+        // Each of the 2 × 10 connections may queue 16 slice files behind a cached head, beside its socket and an
+        // upstream socket (a revalidation): 18 instead of 3.
+        #expect(DescriptorBudget.perCachedConnection == 2 + CacheRead.maxSlicesPerAnswer)
         #expect(
             cached.needed(connectionsPerWorker: 10)
-                == budget.needed(connectionsPerWorker: 10) + 2 * (1 + SliceStore.keptDescriptors))
+                == budget.needed(connectionsPerWorker: 10) + 2 * (1 + SliceStore.keptDescriptors)
+                + 2 * 10 * (DescriptorBudget.perCachedConnection - DescriptorBudget.perConnection))
         #expect(cached.fittingConnections(limit: 1024) < budget.fittingConnections(limit: 1024))
     }
 

@@ -3,7 +3,9 @@ import PresigndCache
 /// What a configuration needs of the file-descriptor limit (`RLIMIT_NOFILE`), and the `max_connections` that fits
 /// it (issue 20). Pure: the limit is a parameter.
 ///
-/// A client connection holds at worst three descriptors (its socket, an upstream socket, a spool file); each worker
+/// A client connection holds at worst three descriptors (its socket, an upstream socket, a spool file), or with a
+/// read cache `perCachedConnection` (a cached answer queues up to `CacheRead.maxSlicesPerAnswer` slice files behind
+/// its head, and one revalidated or composed holds an upstream socket too); each worker
 /// adds its listeners (each with a spare descriptor), its loop's own descriptors and its pooled idle upstream
 /// connections (no more per upstream than connections in flight could have left behind); the admin listener adds
 /// its connection cap; each cache directory its lock and the slice descriptors it keeps open (`SliceDescriptors`);
@@ -13,6 +15,8 @@ struct DescriptorBudget: Equatable, Sendable {
     /// A worker loop's epoll descriptor, its notification pair and its cross-thread event.
     static let perWorker = 4
     static let perConnection = 3
+    /// The socket, an upstream socket and the slice files one cached answer may have queued at once.
+    static let perCachedConnection = 2 + CacheRead.maxSlicesPerAnswer
     /// The largest `max_connections` picked by default: beyond it the limit is not what holds a worker back.
     static let automaticCap = 16384
 
@@ -30,7 +34,8 @@ struct DescriptorBudget: Equatable, Sendable {
         let pooled = idlePerUpstream.reduce(0) { $0 + min($1, connections) }
         // A listener holds its socket and a spare descriptor (`Listener+Overflow.swift`).
         let admin = adminConnections > 0 ? adminConnections + 2 : 0
-        let perWorker = Self.perWorker + 2 * listenersPerWorker + Self.perConnection * connections + pooled
+        let perConnection = cacheDirectories > 0 ? Self.perCachedConnection : Self.perConnection
+        let perWorker = Self.perWorker + 2 * listenersPerWorker + perConnection * connections + pooled
         let caches = cacheDirectories * (1 + SliceStore.keptDescriptors)
         return Self.reserve + admin + caches + workers * perWorker
     }

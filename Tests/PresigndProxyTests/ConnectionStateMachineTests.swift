@@ -189,7 +189,7 @@ import Testing
         #expect(Self.exchange(sending)?.response == .sendingCached(afterUpstream: false))
         #expect(!sending.decodesClientInput, "a pipelined request waits for the whole answer")
         #expect(sending.wantsClientInput, "a close is still noticed")
-        #expect(!sending.usesUpstream && sending.measuredBody == nil)
+        #expect(!sending.usesUpstream && sending.measuredBody == .response, "min_body_rate applies")
         let (done, last) = Self.machine(after: [.requestHead(start), .requestBodyEnded, .cachedBodySent])
         #expect(last == [.readNextRequest] && done.state == .idle)
     }
@@ -237,6 +237,17 @@ import Testing
                 after: Self.revalidated + [.revalidatedBodyFollows(upstreamReusable: true), event])
             #expect(last == [.endExchange(completed: false), .close] && machine.state == .closed, "\(event)")
         }
+    }
+
+    @Test func aCachedAnswerReadBelowTheMinimumRateIsCut() {
+        let start = RequestStart(route: .local(Self.large), hasBody: false)
+        let (sending, _) = Self.machine(after: [.requestHead(start), .requestBodyEnded])
+        #expect(sending.measuredBody == .response)
+        let (cut, local) = Self.machine(after: [.requestHead(start), .requestBodyEnded, .bodyTooSlow])
+        #expect(local.last == .close && cut.state == .closed)
+        let (revalidated, last) = Self.machine(
+            after: Self.revalidated + [.revalidatedBodyFollows(upstreamReusable: true), .bodyTooSlow])
+        #expect(last == [.endExchange(completed: false), .close] && revalidated.state == .closed)
     }
 
     @Test func theRestOfARevalidatedAnswerFollowsOnlyAPassThroughResponse() {

@@ -22,11 +22,15 @@ PATH = "/photos/open/object"
 
 
 def cache_figures(daemon, directory: str) -> dict[str, float]:
-    with urllib.request.urlopen(f"{daemon.admin_endpoint}/metrics", timeout=10) as answer:
-        samples = parse_metrics(answer.read().decode())
+    samples = parse_metrics(admin_text(daemon))
     names = ["hits_total", "misses_total", "size_bytes", "fetched_bytes_total", "write_failures_total",
              "revalidations_total"]
     return {name: metric(samples, "presignd_cache_" + name, directory=directory) for name in names}
+
+
+def admin_text(daemon) -> str:
+    with urllib.request.urlopen(f"{daemon.admin_endpoint}/metrics", timeout=10) as answer:
+        return answer.read().decode()
 
 
 def wait_for_size(daemon, directory: str, size: int, deadline: float = 10.0) -> dict[str, float]:
@@ -39,13 +43,13 @@ def wait_for_size(daemon, directory: str, size: int, deadline: float = 10.0) -> 
         time.sleep(0.02)
 
 
-def start(work_dir: str, upstream: ObjectUpstream, **cache_extra):
+def start(work_dir: str, upstream: ObjectUpstream, server_extra: dict | None = None, **cache_extra):
     directory = os.path.join(work_dir, "cache")
     cache = {"directory": directory, "max_size": "64MiB", "slice_size": "64KiB", "revalidate_after": "1h",
              "x_cache_header": True, **cache_extra}
     config = PresigndConfig(
         upstreams=[Upstream("s3", upstream.endpoint, "AKID", "SECRET", extra={"max_attempts": 1})],
-        buckets=[Bucket("photos", "s3", access="read-only", extra={"cache": cache})])
+        buckets=[Bucket("photos", "s3", access="read-only", extra={"cache": cache})], server_extra=server_extra or {})
     return Presignd(presignd_binary(), config, os.path.join(work_dir, "daemon")).start(), directory
 
 
@@ -343,6 +347,37 @@ def test_a_large_answer_revalidated_on_every_use_is_sent_from_the_cache_after_it
         upstream.objects[PATH] = ('"big2"', data[::-1])
         status, headers, body = request(daemon, "GET", PATH)
         assert (status, body) == (200, data[::-1]) and headers.get("X-Cache") is None
+
+
+def test_a_client_reading_a_large_cached_answer_below_min_body_rate_is_cut(work_dir):
+    size = 400 * SLICE
+    data = os.urandom(size)
+    limits = {"limits.min_body_rate": "1KiB/s", "limits.body_rate_window": "1s"}
+    with running(work_dir, {PATH: ('"slow"', data)}, server_extra=limits) as (daemon, upstream, directory):
+        assert request(daemon, "GET", PATH)[2] == data
+        assert wait_for_size(daemon, directory, size)["size_bytes"] == size
+        with socket.create_connection(("127.0.0.1", daemon.port), timeout=10) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 10)
+            sock.sendall(f"GET {PATH} HTTP/1.1\r\nHost: presignd\r\n\r\n".encode())
+            # Read nothing: once the socket buffers are full the answer stops moving, and within a window or two
+            # presignd counts a slow body and cuts it (its slice files are let go).
+            started = time.monotonic()
+            while metric(parse_metrics(admin_text(daemon)), "presignd_slow_body_aborts_total") < 1:
+                assert time.monotonic() - started < 5, "a stalled cached answer was not cut"
+                time.sleep(0.05)
+            received, ended, deadline = 0, False, time.monotonic() + 5
+            while time.monotonic() < deadline:
+                try:
+                    chunk = sock.recv(1 << 20)
+                except ConnectionResetError:
+                    ended = True
+                    break
+                if not chunk:
+                    ended = True
+                    break
+                received += len(chunk)
+            assert ended and received < size, (ended, received)
+        assert request(daemon, "GET", PATH)[2] == data  # the daemon and the cache go on
 
 
 def test_a_404_is_remembered_for_negative_ttl_and_answered_locally(work_dir):

@@ -31,6 +31,8 @@ final class CachedBodySender {
     var queuedBytes = 0
     /// The answer's access-log line, written once its last slice is queued or when it is cut.
     var log: (response: CachedResponse, requestID: String)?
+    /// `min_body_rate` for the client reading the answer (`ClientConnection.checkSlowPeer`).
+    var rateMeter = BodyRateMeter()
 
     /// Opens the next slice (nil when it is no longer present: the answer must be cut).
     func openNext() -> OpenSlice? {

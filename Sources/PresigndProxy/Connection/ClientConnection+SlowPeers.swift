@@ -13,6 +13,10 @@ extension ClientConnection {
             handle(.tick(now: now))
             settle()
         }
+        if let sender = cachedBodySender {
+            checkSlowCachedReader(sender, now: now)
+            return
+        }
         guard let exchange else { return }
         guard let measured = machine.measuredBody else {
             exchange.rateMeter.restart()
@@ -44,6 +48,26 @@ extension ClientConnection {
         else { return }
         worker.metrics.limits.slowBodyAborted()
         exchange.ops.errorCode = measured == .request ? "RequestBodyTooSlow" : "ResponseBodyTooSlow"
+        handle(.bodyTooSlow)
+        settle()
+    }
+
+    /// `min_body_rate` for a cached answer whose slices are queued as the client reads (`CachedBodySender`): what
+    /// the socket took of them. A client that stops reading would otherwise hold the answer's slice files open.
+    private func checkSlowCachedReader(_ sender: CachedBodySender, now: Int) {
+        guard machine.measuredBody == .response, output.count > 0 else {
+            sender.rateMeter.restart()
+            return
+        }
+        let limits = settings.limits
+        guard
+            sender.rateMeter.isTooSlow(
+                .response, bytes: sender.queuedBytes - output.count, now: now, bytesPerSecond: limits.minBodyRate,
+                windowMilliseconds: limits.bodyRateWindowMilliseconds)
+        else { return }
+        worker.metrics.limits.slowBodyAborted()
+        exchange?.ops.errorCode = "ResponseBodyTooSlow"  // a revalidated answer's exchange
+        logCutCachedAnswer(code: "ResponseBodyTooSlow")  // a local answer's line
         handle(.bodyTooSlow)
         settle()
     }

@@ -411,6 +411,7 @@ extension ConnectionStateMachine {
     var measuredBody: MeasuredBody? {
         guard case .exchange(let exchange) = state else { return nil }
         if exchange.response.isStreaming { return .response }
+        if case .sendingCached = exchange.response { return .response }
         if exchange.request != .complete && exchange.response != .complete { return .request }
         return nil
     }
@@ -443,7 +444,7 @@ extension ConnectionStateMachine {
             guard exchange.request != .complete else { return }
             if exchange.response.waitsOnUpstream { actions.append(.releaseUpstream(reusable: false)) }
             answerAndClose(.error(.bodyTooSlow), &actions)
-        case .streaming:
+        case .streaming, .sendingCached:
             abort(&actions)
         default:
             break

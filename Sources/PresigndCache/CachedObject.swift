@@ -5,25 +5,38 @@ public struct CachedObject: Sendable, Equatable {
     public var layout: SliceLayout
     /// Wall-clock milliseconds of the last validation (the store, or a 304 to `If-None-Match`).
     public var validatedAt: Int
-    /// Present slice indexes, ascending.
-    public var presentSlices: [Int]
+    /// Present slice indexes: the store's own set, shared (a lookup copies no slice list, whatever the object's
+    /// size).
+    public var present: Set<Int>
 
     public init(
-        identity: ObjectIdentity, stored: StoredResponse, layout: SliceLayout, validatedAt: Int, presentSlices: [Int]
+        identity: ObjectIdentity, stored: StoredResponse, layout: SliceLayout, validatedAt: Int, present: Set<Int>
     ) {
         self.identity = identity
         self.stored = stored
         self.layout = layout
         self.validatedAt = validatedAt
-        self.presentSlices = presentSlices
+        self.present = present
     }
 
-    /// The slices of `slices` not present: what the connection fetches (`SliceLayout.upstreamRanges`).
+    public init(
+        identity: ObjectIdentity, stored: StoredResponse, layout: SliceLayout, validatedAt: Int, presentSlices: [Int]
+    ) {
+        self.init(
+            identity: identity, stored: stored, layout: layout, validatedAt: validatedAt, present: Set(presentSlices))
+    }
+
+    /// Present slice indexes, ascending (statistics, tests).
+    public var presentSlices: [Int] {
+        get { present.sorted() }
+        set { present = Set(newValue) }
+    }
+
+    /// The slices of `slices` not present: what the connection fetches (`SliceLayout.upstreamRanges`). A step per
+    /// slice of the range, whatever the object's size.
     public func missing(_ slices: Range<Int>) -> [Int] {
-        slices.filter { !presentSet.contains($0) }
+        slices.filter { !present.contains($0) }
     }
-
-    private var presentSet: Set<Int> { Set(presentSlices) }
 }
 
 /// A slice of the store: its object's key and its index.

@@ -210,7 +210,7 @@ public final class SliceStore: Sendable {
     static func cached(_ entry: Entry) -> CachedObject {
         CachedObject(
             identity: entry.meta.identity, stored: entry.meta.stored, layout: entry.meta.layout,
-            validatedAt: entry.meta.validatedAt, presentSlices: entry.present.sorted())
+            validatedAt: entry.meta.validatedAt, present: entry.present)
     }
 
     static func objectDirectory(_ key: CacheKey, root: String) -> String { root + "/" + key.shard + "/" + key.hex }

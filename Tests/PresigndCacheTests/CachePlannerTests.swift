@@ -22,6 +22,22 @@ import Testing
         $0.xCacheHeader = true
     }
 
+    @Test func theMissingSlicesOfARangeAreThoseNotPresentWhateverTheRange() {
+        // Against the definition (a filter over a set) for every range of an object whose presence is uneven.
+        var present = entry
+        present.presentSlices = [0, 1, 2, 5, 7, 8, 10]
+        let set = Set(present.presentSlices)
+        for lower in 0...11 {
+            for upper in lower...11 {
+                #expect(present.missing(lower..<upper) == (lower..<upper).filter { !set.contains($0) }, "\(lower)..<\(upper)")
+            }
+        }
+        present.presentSlices = []
+        #expect(present.missing(2..<5) == [2, 3, 4])
+        present.presentSlices = Array(0..<4096)
+        #expect(present.missing(4000..<4100) == Array(4096..<4100))
+    }
+
     private func plan(
         _ fields: [(String, String)] = [], method: String = "GET", entry: CachedObject? = nil, missing: Bool = false,
         noCache: Bool = false, revalidated: Bool = false, now: Int = 2000, config: CacheConfig? = nil

@@ -189,7 +189,7 @@ final class CacheFill {
             return false
         }
         self.identity = identity
-        cutter = SliceCutter(layout: entry.layout, bytes: bytes, skipping: Set(entry.presentSlices))
+        cutter = SliceCutter(layout: entry.layout, bytes: bytes, skipping: entry.present)
         return true
     }
 

@@ -29,7 +29,8 @@ import Testing
         let set = Set(present.presentSlices)
         for lower in 0...11 {
             for upper in lower...11 {
-                #expect(present.missing(lower..<upper) == (lower..<upper).filter { !set.contains($0) }, "\(lower)..<\(upper)")
+                let expected = (lower..<upper).filter { !set.contains($0) }
+                #expect(present.missing(lower..<upper) == expected, "\(lower)..<\(upper)")
             }
         }
         present.presentSlices = []

@@ -380,6 +380,38 @@ def test_a_client_reading_a_large_cached_answer_below_min_body_rate_is_cut(work_
         assert request(daemon, "GET", PATH)[2] == data  # the daemon and the cache go on
 
 
+def test_a_client_reading_a_revalidated_answer_steadily_is_not_cut_by_min_body_rate(work_dir):
+    # After the 304 the answer's 16 slices (8 MiB) are queued at once, more than the socket buffers hold: what the
+    # client takes is measured, not what was queued (which does not move until nearly all of it is taken).
+    size = 16 * (512 << 10)
+    data = os.urandom(size)
+    limits = {"limits.min_body_rate": "1KiB/s", "limits.body_rate_window": "3s"}
+    with running(work_dir, {PATH: ('"paced"', data)}, server_extra=limits, revalidate_after="0s",
+                 slice_size="512KiB") as (daemon, upstream, directory):
+        assert request(daemon, "GET", PATH)[2] == data
+        assert wait_for_size(daemon, directory, size)["size_bytes"] == size
+        with socket.create_connection(("127.0.0.1", daemon.port), timeout=10) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 10)
+            sock.sendall(f"GET {PATH} HTTP/1.1\r\nHost: presignd\r\n\r\n".encode())
+            received = b""
+            deadline = time.monotonic() + 30
+            # 768 KiB/s, far above the rate, slower than the queued bytes drain in one window.
+            while b"\r\n\r\n" not in received or len(received.split(b"\r\n\r\n", 1)[1]) < size:
+                assert time.monotonic() < deadline
+                want = 192 << 10
+                if b"\r\n\r\n" in received:  # never past the body's end: the connection stays open after it
+                    want = min(want, size - len(received.split(b"\r\n\r\n", 1)[1]))
+                while want > 0:
+                    chunk = sock.recv(want)
+                    assert chunk, f"cut after {len(received)} bytes"
+                    received += chunk
+                    want -= len(chunk)
+                time.sleep(0.25)
+        head, body = received.split(b"\r\n\r\n", 1)
+        assert b"X-Cache: REVALIDATED" in head and body[:size] == data
+        assert metric(parse_metrics(admin_text(daemon)), "presignd_slow_body_aborts_total") == 0
+
+
 def test_a_404_is_remembered_for_negative_ttl_and_answered_locally(work_dir):
     with running(work_dir, {PATH: ('"v1"', DATA)}, negative_ttl="1h") as (daemon, upstream, directory):
         missing = "/photos/open/missing"

@@ -38,7 +38,9 @@ extension ClientConnection {
                 exchange.rateMeter.restart()
                 return
             }
-            bytes = exchange.responseBodyBytes
+            // What the socket took: bytes queued minus what still waits. Queued alone, a revalidated answer's 16
+            // slice files (16 MiB at 1 MiB) would look stalled while a client reads them at any pace.
+            bytes = exchange.responseBodyBytes - output.count
         }
         let limits = settings.limits
         guard

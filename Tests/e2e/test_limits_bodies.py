@@ -163,6 +163,37 @@ def test_a_client_reading_a_response_below_min_body_rate_is_cut(recorder, tmp_pa
         _stop(daemon)
 
 
+def test_a_client_reading_a_large_response_slowly_but_above_min_body_rate_is_not_cut(recorder, tmp_path):
+    # A player reading at its own pace: 64 KiB/s, far above 1 KiB/s. The kernel's send buffer (megabytes on
+    # loopback) takes bytes from presignd only in steps of a third of itself, seconds apart at this pace: the rate
+    # must be judged by what the client's TCP took, not by what left presignd.
+    daemon = Presignd(require_presignd_binary(),
+                      _config(recorder, **{"limits.min_body_rate": "1KiB/s", "limits.body_rate_window": "2s"}),
+                      str(tmp_path / "d")).start()
+    try:
+        key = f"/{BUCKET}/paced-{time.monotonic_ns()}"
+        size = 24 << 20
+        recorder.objects[key] = data = os.urandom(size)
+        with _connect(daemon, timeout=10) as conn:
+            conn.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 10)
+            conn.send(f"GET {key} HTTP/1.1\r\nHost: presignd\r\n\r\n".encode())
+            received = b""
+            paced_until = time.monotonic() + 7  # three and a half windows at 64 KiB/s
+            while time.monotonic() < paced_until:
+                chunk = conn.sock.recv(16 << 10)
+                assert chunk, f"cut after {len(received)} bytes"
+                received += chunk
+                time.sleep(0.25)
+            while b"\r\n\r\n" not in received or len(received.split(b"\r\n\r\n", 1)[1]) < size:
+                chunk = conn.sock.recv(1 << 20)
+                assert chunk, f"cut after {len(received)} bytes"
+                received += chunk
+        assert received.split(b"\r\n\r\n", 1)[1] == data
+        assert metric(_metrics(daemon), "presignd_slow_body_aborts_total") == 0
+    finally:
+        _stop(daemon)
+
+
 # -- spool space ------------------------------------------------------------------------------------------------
 
 

@@ -38,9 +38,7 @@ extension ClientConnection {
                 exchange.rateMeter.restart()
                 return
             }
-            // What the socket took: bytes queued minus what still waits. Queued alone, a revalidated answer's 16
-            // slice files (16 MiB at 1 MiB) would look stalled while a client reads them at any pace.
-            bytes = exchange.responseBodyBytes - output.count
+            bytes = responseBytesTaken(queued: exchange.responseBodyBytes)
         }
         let limits = settings.limits
         guard
@@ -54,6 +52,16 @@ extension ClientConnection {
         settle()
     }
 
+    /// How far the client has read the response, as a count that grows with what it takes: the bytes its TCP
+    /// acknowledged, or (a unix socket) what left presignd's output. Not what presignd queued: a cached answer's
+    /// first 16 slice files (16 MiB at 1 MiB slices) are queued at once, and that count would not move while a
+    /// client reads them at any pace. Not only what left the output either: the kernel's send buffer (megabytes
+    /// on loopback) takes bytes back in steps of a third of itself, so a client reading a steady 16 KiB/s would be
+    /// seen to move nothing for a minute.
+    private func responseBytesTaken(queued: Int) -> Int {
+        stream.bytesAcknowledged ?? (queued - output.count)
+    }
+
     /// `min_body_rate` for a cached answer whose slices are queued as the client reads (`CachedBodySender`): what
     /// the socket took of them. A client that stops reading would otherwise hold the answer's slice files open.
     private func checkSlowCachedReader(_ sender: CachedBodySender, now: Int) {
@@ -64,7 +72,8 @@ extension ClientConnection {
         let limits = settings.limits
         guard
             sender.rateMeter.isTooSlow(
-                .response, bytes: sender.queuedBytes - output.count, now: now, bytesPerSecond: limits.minBodyRate,
+                .response, bytes: responseBytesTaken(queued: sender.queuedBytes), now: now,
+                bytesPerSecond: limits.minBodyRate,
                 windowMilliseconds: limits.bodyRateWindowMilliseconds)
         else { return }
         worker.metrics.limits.slowBodyAborted()

@@ -6,7 +6,8 @@ public struct CachedObject: Sendable, Equatable {
     /// Wall-clock milliseconds of the last validation (the store, or a 304 to `If-None-Match`).
     public var validatedAt: Int
     /// Present slice indexes: the store's own set, shared (a lookup copies no slice list, whatever the object's
-    /// size).
+    /// size). While a copy is alive (a request between its lookup and its answer), the store's next change to the
+    /// set copies it once under its lock: one pass per slice written or evicted meanwhile, not per request.
     public var present: Set<Int>
 
     public init(

@@ -232,6 +232,22 @@ import Testing
         #expect(last == [.endExchange(completed: true), .readNextRequest] && done.state == .idle)
     }
 
+    @Test func aRevalidatedLargeAnswerOfAClosingConnectionClosesAfterItsLastSlice() {
+        let closing = RequestStart(route: .stream, hasBody: false, keepAlive: false)
+        let events: [ConnectionEvent] = [
+            .requestHead(closing), .requestBodyEnded, .responseHead(ResponseStart(framing: .none, isBodyless: false)),
+            .revalidatedBodyFollows(upstreamReusable: true), .cachedBodySent,
+        ]
+        let (machine, last) = Self.machine(after: events)
+        #expect(last == [.endExchange(completed: true), .closeWhenFlushed] && machine.state == .closingWhenFlushed)
+        // Drain while its slices are sent: the answer finishes, then the connection closes.
+        var drained = events
+        drained.insert(.drain, at: 4)
+        drained[0] = .requestHead(Self.get)
+        let (draining, end) = Self.machine(after: drained)
+        #expect(end == [.endExchange(completed: true), .closeWhenFlushed] && draining.state == .closingWhenFlushed)
+    }
+
     @Test func aRevalidatedLargeAnswerCutShortEndsItsExchangeAsFailedAndCloses() {
         for event in [ConnectionEvent.clientEnded(.aborted), .writeTimedOut, .failed(.internalError("evicted"))] {
             let (machine, last) = Self.machine(

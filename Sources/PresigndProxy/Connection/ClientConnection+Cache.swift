@@ -330,6 +330,7 @@ extension ClientConnection {
     /// access-log line and request metric, with what was queued of its body and why.
     func logCutCachedAnswer(code: String) {
         defer { cachedBodySender = nil }
+        if cachedBodySender != nil { exchange?.ops.errorCode = code }  // a revalidated answer's line says why
         guard let sender = cachedBodySender, let (response, requestID) = sender.log else { return }
         worker.localResponseSent(
             method: response.method, path: response.logPath, status: response.head.status,

@@ -16,6 +16,10 @@ extension ClientConnection {
             switch machine.state {
             case .idle:
                 if input.count == 0 { return }
+                if output.count > settings.highWatermark {
+                    decodingWaitsForOutput = true  // `settle` decodes on once the output drains
+                    return
+                }
                 // A reload reaches the connection between requests, decoder limits included (bug d).
                 applyCurrentSettings()
                 inHead = true

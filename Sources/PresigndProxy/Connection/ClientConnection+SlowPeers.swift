@@ -53,13 +53,14 @@ extension ClientConnection {
     }
 
     /// How far the client has read the response, as a count that grows with what it takes: the bytes its TCP
-    /// acknowledged, or (a unix socket) what left presignd's output. Not what presignd queued: a cached answer's
-    /// first 16 slice files (16 MiB at 1 MiB slices) are queued at once, and that count would not move while a
-    /// client reads them at any pace. Not only what left the output either: the kernel's send buffer (megabytes
-    /// on loopback) takes bytes back in steps of a third of itself, so a client reading a steady 16 KiB/s would be
-    /// seen to move nothing for a minute.
+    /// acknowledged plus what left presignd's output. Not what presignd queued: a cached answer's first 16 slice
+    /// files (16 MiB at 1 MiB slices) are queued at once, and that count would not move while a client reads them
+    /// at any pace. Not only what left the output either: the kernel's send buffer (megabytes on loopback) takes
+    /// bytes back in steps of a third of itself, so a client reading a steady 16 KiB/s would be seen to move
+    /// nothing for a minute. The sum moves when either does: a unix socket, or a kernel that reports no
+    /// acknowledged bytes (gVisor's stays 0), is judged by the output alone, as before.
     private func responseBytesTaken(queued: Int) -> Int {
-        stream.bytesAcknowledged ?? (queued - output.count)
+        (stream.bytesAcknowledged ?? 0) + (queued - output.count)
     }
 
     /// `min_body_rate` for a cached answer whose slices are queued as the client reads (`CachedBodySender`): what

@@ -60,6 +60,10 @@ final class ClientConnection: StreamDelegate {
     /// `processClientInput` stopped because an event it raised waits behind the current one (the machine has not
     /// seen it yet, so its state cannot say what to decode next): decoding resumes once the queue is done.
     var resumesDecodingAfterEvents = false
+    /// The next pipelined request waits until the answers already queued for the client drain below the low
+    /// watermark: a client that pipelines requests for cached objects and reads nothing would otherwise have
+    /// every answer, and every slice file it holds open, queued at once.
+    var decodingWaitsForOutput = false
     /// An event is being handled: one raised now waits in the queue.
     var isHandlingEvent: Bool { dispatch != .idle }
     /// The read timeout applied last, so a change of state re-arms the timer only when the kind changes.
@@ -278,6 +282,11 @@ final class ClientConnection: StreamDelegate {
                 moved = true
                 stream.flush()
             }
+            if decodingWaitsForOutput && output.count <= settings.lowWatermark {
+                decodingWaitsForOutput = false
+                processClientInput()
+                moved = true
+            }
             guard !isClosed else { return }
             if output.isEmpty && machine.state == .closingWhenFlushed {
                 handle(.outputFlushed)
@@ -324,7 +333,7 @@ final class ClientConnection: StreamDelegate {
 
     /// A complete request waits for its response and the client keeps sending: stop reading at some point.
     var pipelineIsFull: Bool {
-        !machine.decodesClientInput && input.count > Self.maxPipelinedBytes
+        (!machine.decodesClientInput || decodingWaitsForOutput) && input.count > Self.maxPipelinedBytes
     }
 
     var backpressure: Backpressure { Backpressure(low: settings.lowWatermark, high: settings.highWatermark) }

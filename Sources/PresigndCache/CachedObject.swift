@@ -28,10 +28,7 @@ public struct CachedObject: Sendable, Equatable {
     }
 
     /// Present slice indexes, ascending (statistics, tests).
-    public var presentSlices: [Int] {
-        get { present.sorted() }
-        set { present = Set(newValue) }
-    }
+    public var presentSlices: [Int] { present.sorted() }
 
     /// The slices of `slices` not present: what the connection fetches (`SliceLayout.upstreamRanges`). A step per
     /// slice of the range, whatever the object's size.

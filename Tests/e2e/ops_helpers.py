@@ -16,6 +16,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 
 from harness.net import free_port, port_accepts, wait_until
 from harness.presignd import Bucket, Presignd, PresigndConfig, Upstream
@@ -189,3 +190,18 @@ def metric(samples: dict, name: str, **labels) -> float:
 
 def promtool_check(text: str) -> subprocess.CompletedProcess:
     return subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True, timeout=30)
+
+
+def read_until_cut(sock: socket.socket, seconds: float = 5) -> tuple[bool, int]:
+    """Reads what `sock` receives for at most `seconds`: whether the server ended the connection (FIN or reset)
+    within them, and how many bytes arrived."""
+    received, deadline = 0, time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            chunk = sock.recv(1 << 20)
+        except ConnectionResetError:
+            return True, received
+        if not chunk:
+            return True, received
+        received += len(chunk)
+    return False, received

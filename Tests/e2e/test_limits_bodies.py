@@ -25,7 +25,7 @@ from harness.rawhttp import ConnectionClosed, RawConnection
 from harness.s3xml import parse_error
 
 from conftest import require_presignd_binary
-from ops_helpers import metric, parse_metrics
+from ops_helpers import metric, parse_metrics, read_until_cut
 
 BUCKET = "body-bucket"
 
@@ -143,19 +143,7 @@ def test_a_client_reading_a_response_below_min_body_rate_is_cut(recorder, tmp_pa
             while metric(_metrics(daemon), "presignd_slow_body_aborts_total") < 1:
                 assert time.monotonic() - started < 5, "a stalled response was not cut"
                 time.sleep(0.05)
-            received = 0
-            ended = False
-            deadline = time.monotonic() + 5
-            while time.monotonic() < deadline:
-                try:
-                    chunk = conn.sock.recv(1 << 20)
-                except ConnectionResetError:
-                    ended = True
-                    break
-                if not chunk:
-                    ended = True
-                    break
-                received += len(chunk)
+            ended, received = read_until_cut(conn.sock)
             assert ended, "the connection was not cut"
             assert received < size, "the whole response arrived: it was never slow"
         assert metric(_metrics(daemon), "presignd_slow_body_aborts_total") == 1

@@ -78,8 +78,7 @@ extension ClientConnection {
                 windowMilliseconds: limits.bodyRateWindowMilliseconds)
         else { return }
         worker.metrics.limits.slowBodyAborted()
-        exchange?.ops.errorCode = "ResponseBodyTooSlow"  // a revalidated answer's exchange
-        logCutCachedAnswer(code: "ResponseBodyTooSlow")  // a local answer's line
+        logCutCachedAnswer(code: "ResponseBodyTooSlow")  // the answer's line, local or revalidated, says why
         handle(.bodyTooSlow)
         settle()
     }

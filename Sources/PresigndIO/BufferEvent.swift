@@ -24,7 +24,7 @@ public final class BufferEvent: ByteStream {
     // statically.
     public var delegate: StreamDelegate? {
         get { owner }
-        set { owner = newValue }
+        set { StreamOwner.replace(&ownerSlot, with: newValue) }
     }
     public var isReading: Bool { reading }
     public var isClosed: Bool { closed }
@@ -40,7 +40,8 @@ public final class BufferEvent: ByteStream {
     public var isOpen: Bool { handshakeDone }
     /// The handshake resumed a cached session.
     public var resumedSession: Bool { sessionResumed }
-    unowned var owner: StreamDelegate?
+    private var ownerSlot: StreamOwner?
+    var owner: StreamDelegate? { ownerSlot?.delegate }
     private var reading = false
     private var closed = false
     private var writeLowWatermark = 0
@@ -162,7 +163,7 @@ public final class BufferEvent: ByteStream {
     private func free(cleanly: Bool) {
         closed = true
         reading = false
-        owner = nil
+        StreamOwner.replace(&ownerSlot, with: nil)
         onHandshake = nil
         if cleanly && handshakeDone && !hasFailed {
             // We do not wait for the peer's close_notify; a failure here (peer gone) is no error.

@@ -26,7 +26,7 @@ public final class SocketStream: ByteStream {
     // time on every access, about a hundred instructions each).
     public var delegate: StreamDelegate? {
         get { owner }
-        set { owner = newValue }
+        set { StreamOwner.replace(&ownerSlot, with: newValue) }
     }
     public var isReading: Bool { reading }
     public var isClosed: Bool { closed }
@@ -34,7 +34,8 @@ public final class SocketStream: ByteStream {
         get { writeLowWatermark }
         set { writeLowWatermark = newValue }
     }
-    unowned var owner: StreamDelegate?
+    private var ownerSlot: StreamOwner?
+    var owner: StreamDelegate? { ownerSlot?.delegate }
     private(set) var reading = false
     private(set) var closed = false
     var writeLowWatermark = 0
@@ -156,7 +157,7 @@ public final class SocketStream: ByteStream {
         closed = true
         reading = false
         isWriteArmed = false
-        owner = nil
+        StreamOwner.replace(&ownerSlot, with: nil)
         event_free(readEvent)
         event_free(writeEvent)
         event_free(timerEvent)

@@ -58,7 +58,17 @@ final class UpstreamConnection: StreamDelegate {
     /// Who hears the connection's events: the client connection whose exchange uses it, or the pool while it is
     /// idle (any byte, EOF or timeout then ends it). Each sets itself and is replaced or cleared (`free`) before it
     /// goes: the pool's idle list keeps the connection alive, and a client connection frees its upstream first.
-    unowned var delegate: UpstreamConnectionDelegate?
+    var delegate: UpstreamConnectionDelegate? {
+        get { delegateSlot?.delegate }
+        set {
+            // Swapped in, the old reference let go after the store (as `StreamOwner` does for streams): the
+            // property's exclusivity is then checked statically, not at run time on each of its uses.
+            var replacement = newValue.map(DelegateSlot.init)
+            swap(&replacement, &delegateSlot)
+        }
+    }
+    private struct DelegateSlot { unowned let delegate: UpstreamConnectionDelegate }
+    private var delegateSlot: DelegateSlot?
     /// Called once when the TLS handshake completes, with whether it resumed a session (metrics).
     var onTLSHandshake: ((Bool) -> Void)?
     private(set) var isReading = true

@@ -11,6 +11,8 @@ public final class EventLoop {
     /// The `event_base`, for the proxy code that still calls libevent itself until it is ported.
     package let base: OpaquePointer
     private var dnsBase: OpaquePointer?
+    /// Where this loop's small socket reads land (`ReadBlock`).
+    let readBlock = ReadBlock(capacity: 16 * 1024)
 
     /// The oldest libevent whose behaviour PresigndIO relies on (2.1: `evbuffer_reserve_space` handing out two
     /// vectors, `bufferevent_trigger_event`, `evconnlistener_set_error_cb` with a working disable inside it).

@@ -41,6 +41,8 @@ public final class SocketStream: ByteStream {
     var writeLowWatermark = 0
 
     let loop: EventLoop
+    /// The loop's `ReadBlock`, held here: a call through `loop.readBlock` retains and releases it on every read.
+    private let readBlock: ReadBlock
     private let readEvent: OpaquePointer
     private let writeEvent: OpaquePointer
     /// The one timer: deadlines and failures found outside a loop callback.
@@ -75,6 +77,7 @@ public final class SocketStream: ByteStream {
     /// `init` throws.
     public init(loop: EventLoop, fd: Int32, maxRead: Int) throws(IOError) {
         self.loop = loop
+        self.readBlock = loop.readBlock
         self.fd = fd
         self.maxRead = max(Self.minRead, maxRead)
         var made: [OpaquePointer] = []
@@ -189,6 +192,15 @@ public final class SocketStream: ByteStream {
 
     private func readOnce() -> ReadOutcome {
         let want = readSize
+        if want <= readBlock.capacity && !readBlock.isLent {
+            // A small read lands in the loop's block, lent to the input (`ReadBlock`: no chain allocated).
+            let got = readBlock.receive(fd, count: want, into: input)
+            if got > 0 { return .bytes(got) }
+            if got == 0 { return .endOfFile }
+            let code = errno
+            if code == EAGAIN || code == EWOULDBLOCK || code == EINTR { return .wouldBlock }
+            return .failed(Self.end(errno: code))
+        }
         var vectors = (iovec(), iovec())
         return withUnsafeMutablePointer(to: &vectors) { pair in
             pair.withMemoryRebound(to: iovec.self, capacity: 2) { vector -> ReadOutcome in

@@ -21,9 +21,17 @@ final class Exchange {
     /// Spooled upload (length-less or unwrapped aws-chunked): filled from the client, then sent.
     var spool: UploadSpool?
     /// The plan to sign once the spool is complete.
-    var pendingPlan: ForwardPlan?
+    var pendingPlan: ForwardPlan? {
+        get { pendingPlanBox?.value }
+        set { pendingPlanBox = newValue.map(OutOfLine.init) }
+    }
+    private var pendingPlanBox: OutOfLine<ForwardPlan>?
     /// Unwrapping a client `aws-chunked` body: decoder and the staging buffer it reads from.
-    var awsDecoder: AWSChunkedDecoder?
+    var awsDecoder: AWSChunkedDecoder? {
+        get { awsDecoderBox?.value }
+        set { awsDecoderBox = newValue.map(OutOfLine.init) }
+    }
+    private var awsDecoderBox: OutOfLine<AWSChunkedDecoder>?
     var awsStage: OwnedIOBuffer?
     var awsComplete = false
     /// A streamed `aws-chunked` upload (decoded length known): decoded, checked and sent as it arrives.

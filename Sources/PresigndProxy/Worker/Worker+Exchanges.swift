@@ -12,28 +12,29 @@ extension Worker {
         var head: [UInt8] = []
         swap(&head, &exchange.encodedHead)
         recycleSignedHeadBuffer(&head)
-        let ops = exchange.ops
-        let duration = max(0, nowMicroseconds() - ops.startedAtMicros)
+        // Fields read in place: a copy of the whole `ExchangeObservation` retains and releases each of its strings.
+        let duration = max(0, nowMicroseconds() - exchange.ops.startedAtMicros)
         metrics.requestEnded(
             bucket: exchange.bucket, method: exchange.method, status: exchange.responseStatus,
             bytesIn: exchange.requestBodyBytes, bytesOut: exchange.responseBodyBytes, durationMicros: duration,
-            principal: ops.principalLabel,
-            upstreamSlot: ops.upstreamSlot, upstreamLatencyMicros: ops.upstreamLatencyMicros,
-            reusedConnections: ops.reusedConnections)
+            principal: exchange.ops.principalLabel,
+            upstreamSlot: exchange.ops.upstreamSlot, upstreamLatencyMicros: exchange.ops.upstreamLatencyMicros,
+            reusedConnections: exchange.ops.reusedConnections)
         logAccess(
             AccessLogEntry(
-                requestID: exchange.requestID, client: ops.client, bucket: exchange.bucket, method: exchange.method,
-                path: exchange.logPath, status: exchange.responseStatus, bytesIn: exchange.requestBodyBytes,
-                bytesOut: exchange.responseBodyBytes, durationMicros: duration, upstreamStatus: ops.upstreamStatus,
-                upstreamMicros: ops.upstreamLatencyMicros, upstreamReused: ops.upstreamReused,
-                errorCode: ops.errorCode ?? (completed ? nil : "aborted"), operation: ops.operation,
-                policyRule: ops.policyRule, principal: ops.principal,
-                upstreamAttempts: ops.attempts > 0 ? ops.attempts : nil))
-        if ops.attempts > 1, let slot = ops.upstreamSlot {
+                requestID: exchange.requestID, client: exchange.ops.client, bucket: exchange.bucket,
+                method: exchange.method, path: exchange.logPath, status: exchange.responseStatus,
+                bytesIn: exchange.requestBodyBytes, bytesOut: exchange.responseBodyBytes, durationMicros: duration,
+                upstreamStatus: exchange.ops.upstreamStatus, upstreamMicros: exchange.ops.upstreamLatencyMicros,
+                upstreamReused: exchange.ops.upstreamReused,
+                errorCode: exchange.ops.errorCode ?? (completed ? nil : "aborted"), operation: exchange.ops.operation,
+                policyRule: exchange.ops.policyRule, principal: exchange.ops.principal,
+                upstreamAttempts: exchange.ops.attempts > 0 ? exchange.ops.attempts : nil))
+        if exchange.ops.attempts > 1, let slot = exchange.ops.upstreamSlot {
             metrics.retriedRequestEnded(
                 slot: slot,
                 succeeded: completed && exchange.responseStatus < 500 && exchange.responseStatus != 429
-                    && ops.errorCode == nil)
+                    && exchange.ops.errorCode == nil)
         }
     }
 

@@ -15,14 +15,22 @@ struct ReadBlockTests {
         #expect(sent == bytes.count)
     }
 
-    @Test func aReadWhileTheBlockIsLentTakesAChainAndOrderHolds() throws {
+    /// A reading stream on one end of a socket pair; the other end is the peer that sends.
+    private func readingStream() throws -> (
+        loop: EventLoop, stream: SocketStream, recorder: StreamRecorder, peer: Int32
+    ) {
         let loop = try EventLoop(lockless: true)
         let (left, peer) = socketPair()
-        defer { close(peer) }
         let stream = try SocketStream(loop: loop, fd: left, maxRead: 65536)
         let recorder = StreamRecorder()
         stream.delegate = recorder
         stream.enableReading()
+        return (loop, stream, recorder, peer)
+    }
+
+    @Test func aReadWhileTheBlockIsLentTakesAChainAndOrderHolds() throws {
+        let (loop, stream, recorder, peer) = try readingStream()
+        defer { close(peer) }
         let first = pattern(700, seed: 1)
         let second = pattern(900, seed: 2)
         send(peer, first)
@@ -40,13 +48,8 @@ struct ReadBlockTests {
     }
 
     @Test func bytesMovedOnKeepTheBlockUntilTheyAreDrainedThere() throws {
-        let loop = try EventLoop(lockless: true)
-        let (left, peer) = socketPair()
+        let (loop, stream, recorder, peer) = try readingStream()
         defer { close(peer) }
-        let stream = try SocketStream(loop: loop, fd: left, maxRead: 65536)
-        let recorder = StreamRecorder()
-        stream.delegate = recorder
-        stream.enableReading()
         let message = pattern(1200, seed: 3)
         send(peer, message)
         #expect(try runLoop(loop) { stream.input.count == message.count })
@@ -66,18 +69,15 @@ struct ReadBlockTests {
     }
 
     @Test func aStreamThatGoesWithLentBytesReleasesTheBlock() throws {
-        let loop = try EventLoop(lockless: true)
-        let (left, peer) = socketPair()
+        var setup: (loop: EventLoop, stream: SocketStream, recorder: StreamRecorder, peer: Int32)? =
+            try readingStream()
+        guard let loop = setup?.loop, let recorder = setup?.recorder, let peer = setup?.peer else { return }
         defer { close(peer) }
-        var stream: SocketStream? = try SocketStream(loop: loop, fd: left, maxRead: 65536)
-        let recorder = StreamRecorder()
-        stream?.delegate = recorder
-        stream?.enableReading()
         send(peer, pattern(100, seed: 5))
         #expect(try runLoop(loop) { recorder.readable >= 1 })
         #expect(loop.readBlock.isLent)
-        stream?.close()
-        stream = nil
+        setup?.stream.close()
+        setup = nil  // the last reference to the stream: its buffers go, the lent bytes with them
         #expect(!loop.readBlock.isLent)
     }
 }

@@ -49,7 +49,8 @@ struct ReadBlockTests {
 
     @Test func bytesMovedOnKeepTheBlockUntilTheyAreDrainedThere() throws {
         let (loop, stream, recorder, peer) = try readingStream()
-        defer { close(peer) }
+        // The stream holds its delegate unowned: the recorder must outlive every read.
+        defer { withExtendedLifetime(recorder) { _ = close(peer) } }
         let message = pattern(1200, seed: 3)
         send(peer, message)
         #expect(try runLoop(loop) { stream.input.count == message.count })

@@ -114,16 +114,19 @@ extension ClientConnection {
 
     /// Routes a head: a local answer, or a signed (or to-be-spooled) exchange.
     private func start(_ head: RequestHead) -> RequestStart {
-        let hasBody = decoder.framing != .none
+        let (framing, clientKeepAlive, expectsContinue) = (decoder.framing, decoder.isKeepAlive, decoder.expectsContinue)
+        let hasBody = framing != .none
         let isHTTP10 = head.version.minor == 0
-        let keepAlive = decoder.isKeepAlive && !worker.isDraining
-        request = RequestSummary(method: head.method, target: head.target, isHTTP10: isHTTP10)
+        let keepAlive = clientKeepAlive && !worker.isDraining
+        request = RequestSummary(
+            method: head.method, target: head.target, isHTTP10: isHTTP10, framing: framing,
+            clientKeepAlive: clientKeepAlive)
         var start = RequestStart(
-            route: .stream, hasBody: hasBody, expectsContinue: decoder.expectsContinue, keepAlive: keepAlive,
+            route: .stream, hasBody: hasBody, expectsContinue: expectsContinue, keepAlive: keepAlive,
             isHTTP10: isHTTP10)
         do {
             let decision = try RequestRewriter.rewrite(
-                head: head, framing: decoder.framing, settings: settings, principal: principal)
+                head: head, framing: framing, settings: settings, principal: principal)
             switch consume decision {
             case .serviceRoot:
                 start.route = .local(serviceRoot(method: head.method))
@@ -165,7 +168,7 @@ extension ClientConnection {
         let exchange = Exchange(
             id: worker.nextRequest(), method: head.method, logPath: plan.logPath, bucket: plan.bucket,
             upstreamIndex: plan.upstreamIndex, startedAtMicros: worker.nowMicroseconds(), encodedHead: [],
-            requestHasBody: hasBody, clientKeepAlive: decoder.isKeepAlive, clientIsHTTP10: isHTTP10)
+            requestHasBody: hasBody, clientKeepAlive: request.clientKeepAlive, clientIsHTTP10: isHTTP10)
         exchange.cacheInvalidation = plan.cacheInvalidation
         invalidateCache(exchange)
         let operation = plan.verdict.operation
@@ -178,7 +181,7 @@ extension ClientConnection {
             }
             try sign(exchange, plan)
             // A small streamed body is kept so the request can be sent again (`retry_body_buffer`).
-            if case .contentLength(let length) = decoder.framing, length > 0, length <= settings.retryBodyBuffer,
+            if case .contentLength(let length) = request.framing, length > 0, length <= settings.retryBodyBuffer,
                 plan.body == .stream
             {
                 var kept: [UInt8] = []

@@ -5,6 +5,8 @@ extension ClientConnection: UpstreamConnectionDelegate {
     /// Connects (or takes a pooled connection) and sends the signed head.
     func attachUpstream(fresh: Bool) {
         guard let exchange else { return }
+        // Bound once: each read of the `settings` property retains and releases it.
+        let settings = self.settings
         // After a reload the worker's pools belong to the new configuration: an exchange still
         // running under the old one connects on its own.
         let pooled = settings === worker.settings

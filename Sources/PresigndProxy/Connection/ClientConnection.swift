@@ -397,12 +397,18 @@ struct RequestSummary {
     /// their path from the rewriter's plan instead).
     var target: String
     var isHTTP10: Bool
+    /// How the request's body is delimited and whether the client keeps the connection, as the decoder read the
+    /// head: copied here once, so the request path reads the decoder (a run-time checked access) only once.
+    var framing: BodyFraming
+    var clientKeepAlive: Bool
     private var resolvedPath: String?
 
-    init(method: String, target: String, isHTTP10: Bool) {
+    init(method: String, target: String, isHTTP10: Bool, framing: BodyFraming = .none, clientKeepAlive: Bool = true) {
         self.method = method
         self.target = target
         self.isHTTP10 = isHTTP10
+        self.framing = framing
+        self.clientKeepAlive = clientKeepAlive
     }
 
     /// The path without the query string (access log, `<Resource>` of an S3 error).

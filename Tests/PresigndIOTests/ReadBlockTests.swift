@@ -30,7 +30,8 @@ struct ReadBlockTests {
 
     @Test func aReadWhileTheBlockIsLentTakesAChainAndOrderHolds() throws {
         let (loop, stream, recorder, peer) = try readingStream()
-        defer { close(peer) }
+        // The stream holds its delegate unowned: the recorder must outlive every read.
+        defer { withExtendedLifetime(recorder) { _ = close(peer) } }
         let first = pattern(700, seed: 1)
         let second = pattern(900, seed: 2)
         send(peer, first)
@@ -73,7 +74,7 @@ struct ReadBlockTests {
         var setup: (loop: EventLoop, stream: SocketStream, recorder: StreamRecorder, peer: Int32)? =
             try readingStream()
         guard let loop = setup?.loop, let recorder = setup?.recorder, let peer = setup?.peer else { return }
-        defer { close(peer) }
+        defer { withExtendedLifetime(recorder) { _ = close(peer) } }
         send(peer, pattern(100, seed: 5))
         #expect(try runLoop(loop) { recorder.readable >= 1 })
         #expect(loop.readBlock.isLent)

@@ -5,19 +5,30 @@ import PresigndPolicy
 ///
 /// Its fields live in one immutable shared object (`Fields`): every request reads its route, and a copy of a struct
 /// of strings, arrays and a policy retains and releases each of them (ten reference-count operations a request);
-/// a copy of this one is one. Setting a field (configuration only) replaces the shared object.
+/// a copy of this one is one. A field is read and set through the route itself (`route.name`, one subscript for
+/// all of them); setting one (configuration only) replaces the shared object.
+@dynamicMemberLookup
 struct BucketRoute: Sendable {
     struct Fields: Sendable {
+        /// The bucket's name upstream.
         var name: String
+        /// Index into `ProxySettings.upstreams`.
         var upstreamIndex: Int
+        /// Decoded mount path bytes: `/` (fixed bucket) or `/name` (path-style, the default).
         var mount: [UInt8]
+        /// What the policy engine judges requests by: access, actions, methods, prefixes.
         var policy: BucketPolicy
+        /// `allow`: who may use the bucket; empty means whoever can connect.
         var principals: [PrincipalPattern] = []
         var maxUploadSize: Int? = nil
         var plusInPathIsSpace = false
+        /// `redirect`: GET/HEAD of objects answered with a 307 to a presigned upstream URL (issue 7).
         var redirect = false
+        /// `redirect_expires`, seconds (1...604800).
         var redirectExpires = 300
+        /// `max_presign_expiry`, seconds: the longest link the presign API and the CLI grant.
         var maxPresignExpiry = 604_800
+        /// `[bucket.cache]` (issue 23): its store is `ProxySettings.caches[cache.directory]`.
         var cache: CacheConfig? = nil
     }
 
@@ -38,63 +49,14 @@ struct BucketRoute: Sendable {
                 policy: BucketPolicy(bucket: name, access: isReadOnly ? .readOnly : .readWrite)))
     }
 
-    private var fields: Fields {
-        get { storage.fields }
-        set { storage = Storage(newValue) }
-    }
-
-    /// The bucket's name upstream.
-    var name: String {
-        get { storage.fields.name }
-        set { fields.name = newValue }
-    }
-    /// Index into `ProxySettings.upstreams`.
-    var upstreamIndex: Int {
-        get { storage.fields.upstreamIndex }
-        set { fields.upstreamIndex = newValue }
-    }
-    /// Decoded mount path bytes: `/` (fixed bucket) or `/name` (path-style, the default).
-    var mount: [UInt8] {
-        get { storage.fields.mount }
-        set { fields.mount = newValue }
-    }
-    /// What the policy engine judges requests by: access, actions, methods, prefixes.
-    var policy: BucketPolicy {
-        get { storage.fields.policy }
-        set { fields.policy = newValue }
-    }
-    /// `allow`: who may use the bucket; empty means whoever can connect.
-    var principals: [PrincipalPattern] {
-        get { storage.fields.principals }
-        set { fields.principals = newValue }
-    }
-    var maxUploadSize: Int? {
-        get { storage.fields.maxUploadSize }
-        set { fields.maxUploadSize = newValue }
-    }
-    var plusInPathIsSpace: Bool {
-        get { storage.fields.plusInPathIsSpace }
-        set { fields.plusInPathIsSpace = newValue }
-    }
-    /// `redirect`: GET/HEAD of objects answered with a 307 to a presigned upstream URL (issue 7).
-    var redirect: Bool {
-        get { storage.fields.redirect }
-        set { fields.redirect = newValue }
-    }
-    /// `redirect_expires`, seconds (1...604800).
-    var redirectExpires: Int {
-        get { storage.fields.redirectExpires }
-        set { fields.redirectExpires = newValue }
-    }
-    /// `max_presign_expiry`, seconds: the longest link the presign API and the CLI grant.
-    var maxPresignExpiry: Int {
-        get { storage.fields.maxPresignExpiry }
-        set { fields.maxPresignExpiry = newValue }
-    }
-    /// `[bucket.cache]` (issue 23): its store is `ProxySettings.caches[cache.directory]`.
-    var cache: CacheConfig? {
-        get { storage.fields.cache }
-        set { fields.cache = newValue }
+    /// Every field of `Fields`, read in place and set by replacing the shared object.
+    subscript<Value>(dynamicMember field: WritableKeyPath<Fields, Value>) -> Value {
+        get { storage.fields[keyPath: field] }
+        set {
+            var fields = storage.fields
+            fields[keyPath: field] = newValue
+            storage = Storage(fields)
+        }
     }
 
     var isReadOnly: Bool { storage.fields.policy.access == .readOnly }
@@ -102,13 +64,13 @@ struct BucketRoute: Sendable {
     /// Upper-case methods allowed (`allowed_methods`); empty means any the actions allow.
     var allowedMethods: Set<String> {
         get { storage.fields.policy.allowedMethods }
-        set { policy.allowedMethods = newValue }
+        set { self.policy.allowedMethods = newValue }
     }
 
     /// Key prefixes allowed; empty means all keys.
     var allowedPrefixes: [String] {
         get { storage.fields.policy.allowedPrefixes }
-        set { policy.allowedPrefixes = newValue }
+        set { self.policy.allowedPrefixes = newValue }
     }
 }
 

@@ -966,12 +966,11 @@ def main():
                 for row in wrk_rows:
                     for name in order(rep):
                         if row.tls:
-                            # Unmeasured, to refill the proxy's TLS pool: a run that stops with 64 KiB answers in
-                            # flight leaves it nearly empty (each proxy closes an upstream whose client went
-                            # mid-body), and the 1 KiB TLS run after it would count up to 64 handshakes in its
-                            # per-request CPU, a different number for each proxy (21 vs 65 seen). A 64 KiB run's own
-                            # warm-up ends the same way, so those runs still open about 64 ("origin conns").
-                            wrk_run(bench, name, row, 1)
+                            # Unmeasured, the warm-up's 1 KiB TLS row (it ends with nothing in flight): a run that
+                            # stops with 64 KiB answers in flight leaves the proxy's TLS pool nearly empty (each
+                            # proxy closes an upstream whose client left mid-body), and the run after it would
+                            # count up to 64 handshakes in its per-request CPU, a different number for each proxy.
+                            wrk_run(bench, name, WRK_ROW["tls-1k-sdk"], 1)
                         r = wrk_run(bench, name, row, duration)
                         wrk_res[(name, row.key)].append(r)
                         print(f"  rep {rep + 1} {row.key} {name}: {r['rps']:.0f} req/s, p50 {r['p50']:.2f} ms, "

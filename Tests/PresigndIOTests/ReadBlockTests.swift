@@ -15,7 +15,8 @@ struct ReadBlockTests {
         #expect(sent == bytes.count)
     }
 
-    /// A reading stream on one end of a socket pair; the other end is the peer that sends.
+    /// A reading stream on one end of a socket pair; the other end is the peer that sends. The stream holds its
+    /// delegate unowned: each test keeps the recorder alive (`withExtendedLifetime`) until it closes the peer.
     private func readingStream() throws -> (
         loop: EventLoop, stream: SocketStream, recorder: StreamRecorder, peer: Int32
     ) {
@@ -30,7 +31,6 @@ struct ReadBlockTests {
 
     @Test func aReadWhileTheBlockIsLentTakesAChainAndOrderHolds() throws {
         let (loop, stream, recorder, peer) = try readingStream()
-        // The stream holds its delegate unowned: the recorder must outlive every read.
         defer { withExtendedLifetime(recorder) { _ = close(peer) } }
         let first = pattern(700, seed: 1)
         let second = pattern(900, seed: 2)
@@ -50,7 +50,6 @@ struct ReadBlockTests {
 
     @Test func bytesMovedOnKeepTheBlockUntilTheyAreDrainedThere() throws {
         let (loop, stream, recorder, peer) = try readingStream()
-        // The stream holds its delegate unowned: the recorder must outlive every read.
         defer { withExtendedLifetime(recorder) { _ = close(peer) } }
         let message = pattern(1200, seed: 3)
         send(peer, message)

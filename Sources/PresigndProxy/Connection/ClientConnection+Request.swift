@@ -114,7 +114,8 @@ extension ClientConnection {
 
     /// Routes a head: a local answer, or a signed (or to-be-spooled) exchange.
     private func start(_ head: RequestHead) -> RequestStart {
-        let (framing, clientKeepAlive, expectsContinue) = (decoder.framing, decoder.isKeepAlive, decoder.expectsContinue)
+        let (framing, clientKeepAlive, expectsContinue) =
+            (decoder.framing, decoder.isKeepAlive, decoder.expectsContinue)
         let hasBody = framing != .none
         let isHTTP10 = head.version.minor == 0
         let keepAlive = clientKeepAlive && !worker.isDraining

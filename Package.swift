@@ -11,7 +11,7 @@ let package = Package(
         // System libraries. libc headers come first in each shim (DESIGN §7).
         .systemLibrary(
             name: "CLibevent",
-            pkgConfig: "libevent_openssl",
+            pkgConfig: "libevent_pthreads",
             providers: [.apt(["libevent-dev"])]
         ),
         .systemLibrary(

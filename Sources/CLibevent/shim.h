@@ -15,8 +15,6 @@
 
 #include <event2/event.h>
 #include <event2/buffer.h>
-#include <event2/bufferevent.h>
-#include <event2/bufferevent_ssl.h>
 #include <event2/listener.h>
 #include <event2/dns.h>
 #include <event2/thread.h>

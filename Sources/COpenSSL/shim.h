@@ -22,6 +22,9 @@ static inline long presignd_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int vers
 static inline long presignd_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) {
     return SSL_CTX_set_mode(ctx, mode);
 }
+static inline long presignd_SSL_set_mode(SSL *ssl, long mode) {
+    return SSL_set_mode(ssl, mode);
+}
 static inline long presignd_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mode) {
     return SSL_CTX_set_session_cache_mode(ctx, mode);
 }

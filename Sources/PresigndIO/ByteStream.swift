@@ -49,7 +49,7 @@ struct StreamOwner {
     }
 }
 
-/// A connected byte stream: a plain socket (`SocketStream`) or a TLS client connection (`BufferEvent`). The proxy
+/// A connected byte stream: a socket (`SocketStream`), plain or a TLS client connection. The proxy
 /// codes against this. A new stream is not reading; its owner enables reading when it wants bytes.
 public protocol ByteStream: AnyObject {
     /// What arrived and was not consumed yet; the owner drains what it uses.

@@ -15,7 +15,7 @@ public final class EventLoop {
     let readBlock = ReadBlock(capacity: 16 * 1024)
 
     /// The oldest libevent whose behaviour PresigndIO relies on (2.1: `evbuffer_reserve_space` handing out two
-    /// vectors, `bufferevent_trigger_event`, `evconnlistener_set_error_cb` with a working disable inside it).
+    /// vectors, `evconnlistener_set_error_cb` with a working disable inside it).
     static let minimumLibeventVersion: UInt32 = 0x0201_0800
 
     /// Call once per process before any loop is made: threads on (cross-thread `event_active`, the daemon's main

@@ -4,7 +4,7 @@ internal import CLibevent
     import Glibc
 #endif
 
-/// One block of memory per loop that a socket's small reads land in, lent to the stream's input by reference
+/// One block of memory per loop that a socket's small reads (plain or TLS) land in, lent to the stream's input by reference
 /// (`evbuffer_add_reference`) rather than copied into a chain libevent allocates.
 ///
 /// Why: a read reserves a chain of at least `SocketStream.minRead` (4 KiB), which libevent allocates with `malloc`
@@ -31,11 +31,13 @@ final class ReadBlock {
         memory.deallocate()
     }
 
-    /// Receives up to `count` bytes (at most `capacity`) from `fd` into the block and appends them to `buffer` by
-    /// reference. Returns what `recv` returned (0 at end of file, -1 with `errno` set). Only while `!isLent`.
-    func receive(_ fd: Int32, count: Int, into buffer: IOBuffer) -> Int {
+    /// Reads up to `count` bytes (at most `capacity`) into the block with `read` (`recv` on a socket, `SSL_read`
+    /// over TLS: called with the block's memory and the count) and appends what it gave to `buffer` by reference.
+    /// Returns what `read` returned (0 or less: nothing was appended; `errno` is the read's). Only while `!isLent`.
+    @inline(__always)
+    func fill(_ buffer: IOBuffer, count: Int, read: (UnsafeMutableRawPointer, Int) -> Int) -> Int {
         precondition(!isLent, "the read block is lent")
-        let got = recv(fd, memory, min(count, capacity), 0)
+        let got = read(memory, min(count, capacity))
         guard got > 0 else { return got }
         // The reference holds the block (retained) until libevent lets the bytes go, whichever buffer they went to.
         let context = Unmanaged.passRetained(self).toOpaque()

@@ -8,6 +8,10 @@ extension SocketStream {
     /// Appends `length` bytes of the file open as `descriptor`, from `offset`, to the output without reading them:
     /// sent with `sendfile`, after what the output holds. Takes the descriptor (closed once sent, or on failure).
     public func appendFile(descriptor: Int32, offset: Int, length: Int) throws(IOError) {
+        guard ssl == nil else {
+            Glibc.close(descriptor)
+            throw .eventLoop("file pieces are sent on plain sockets only")
+        }
         let afterHead = !sendsFiles && output.count > 0
         try output.appendFile(descriptor: descriptor, offset: offset, length: length)
         if afterHead { corksNextWrite = true }

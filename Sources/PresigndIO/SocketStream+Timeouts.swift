@@ -58,17 +58,17 @@ extension SocketStream {
             pendingEnd = nil
             disableReading()
             disarmWriting()
-            owner?.streamEnded(end)
+            report(end)
             return
         }
         let now = MonotonicClock.coarseMilliseconds()
         if readDeadline != 0 && readDeadline <= now {
             // As a bufferevent does: reading stops; the owner decides what else happens.
             disableReading()
-            owner?.streamEnded(.readTimeout)
+            report(.readTimeout)
         } else if writeDeadline != 0 && writeDeadline <= now {
             writeDeadline = 0
-            owner?.streamEnded(.writeTimeout)
+            report(.writeTimeout)
         }
         guard !closed else { return }
         if readDeadline != 0 { armTimer(for: readDeadline) }

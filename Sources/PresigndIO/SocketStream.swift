@@ -1,11 +1,13 @@
 internal import CLibevent
+internal import COpenSSL
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// A plain, connected, non-blocking socket with its own read event, write event and input/output buffers: no
-/// bufferevent in between, so nothing reaches past libevent's public API.
+/// A connected, non-blocking socket with its own read event, write event and input/output buffers: no bufferevent
+/// in between, so nothing reaches past libevent's public API. Plain, or TLS with OpenSSL driven on the same
+/// events, buffers and deadlines (`SocketStream+TLS.swift`).
 ///
 /// Reads go straight into `input` (`evbuffer_reserve_space`, one `recv`, `evbuffer_commit_space`). libevent 2.1's
 /// bufferevents read at most 4096 bytes a callback (`EVBUFFER_MAX_READ`), which capped uploads at ~170 MB/s
@@ -42,9 +44,9 @@ public final class SocketStream: ByteStream {
 
     let loop: EventLoop
     /// The loop's `ReadBlock`, held here: a call through `loop.readBlock` retains and releases it on every read.
-    private let readBlock: ReadBlock
-    private let readEvent: OpaquePointer
-    private let writeEvent: OpaquePointer
+    let readBlock: ReadBlock
+    let readEvent: OpaquePointer
+    let writeEvent: OpaquePointer
     /// The one timer: deadlines and failures found outside a loop callback.
     let timerEvent: OpaquePointer
     /// The write event is added: the socket did not take everything.
@@ -59,8 +61,8 @@ public final class SocketStream: ByteStream {
 
     /// Bounds for one read; the size adapts between them (no `FIONREAD` syscall per read).
     public static let minRead = 4096
-    private let maxRead: Int
-    private var readSize = 16384
+    let maxRead: Int
+    var readSize = 16384
 
     var readTimeoutMilliseconds = 0
     var writeTimeoutMilliseconds = 0
@@ -73,13 +75,35 @@ public final class SocketStream: ByteStream {
     /// A failure found inside a call from the owner, reported from the timer on the next loop iteration.
     var pendingEnd: StreamEnd?
 
+    /// The TLS connection over the socket; nil for a plain socket. Freed with the stream.
+    let ssl: OpaquePointer?
+    /// Where the TLS connection is (`.plain` without one).
+    var tlsPhase: TLSPhase = .plain
+    /// An OpenSSL call that waits for the other direction's readiness (rare: a renegotiation, a key update).
+    var tlsWait: TLSWait = .none
+    /// The length the next `SSL_write` must offer at least: what the last one offered when it could not finish.
+    var tlsRetryLength = 0
+    /// The most one `SSL_write` offers.
+    let maxWrite: Int
+    /// How a TLS read ended after it had delivered bytes: reported on the next read event.
+    var deferredReadEnd: StreamEnd?
+    /// The stream ended with a reset or a failure: no close_notify goes to a peer that is gone.
+    var hasFailed = false
+
     /// Takes `fd` (connected, non-blocking): closed by `close()`, `reset()` or when the stream goes, and when
     /// `init` throws.
-    public init(loop: EventLoop, fd: Int32, maxRead: Int) throws(IOError) {
+    public convenience init(loop: EventLoop, fd: Int32, maxRead: Int) throws(IOError) {
+        try self.init(loop: loop, fd: fd, ssl: nil, maxRead: maxRead, maxWrite: maxRead)
+    }
+
+    /// Takes `fd` and `ssl` (when not nil): both are freed when the stream goes, and when `init` throws.
+    init(loop: EventLoop, fd: Int32, ssl: OpaquePointer?, maxRead: Int, maxWrite: Int) throws(IOError) {
         self.loop = loop
         self.readBlock = loop.readBlock
         self.fd = fd
+        self.ssl = ssl
         self.maxRead = max(Self.minRead, maxRead)
+        self.maxWrite = max(Self.minRead, maxWrite)
         var made: [OpaquePointer] = []
         var buffers: [OpaquePointer] = []
         do throws(IOError) {
@@ -102,6 +126,7 @@ public final class SocketStream: ByteStream {
         } catch {
             for event in made { event_free(event) }
             for buffer in buffers { evbuffer_free(buffer) }
+            if let ssl { SSL_free(ssl) }
             Glibc.close(fd)
             throw error
         }
@@ -132,6 +157,8 @@ public final class SocketStream: ByteStream {
         }
         reading = true
         restartReadDeadline()
+        // Plaintext OpenSSL holds already (or an end it saw) makes the socket no more readable: read it now.
+        if ssl != nil { resumeTLSReadIfBuffered() }
     }
 
     public func disableReading() {
@@ -148,6 +175,7 @@ public final class SocketStream: ByteStream {
 
     public func reset() {
         guard !closed else { return }
+        hasFailed = true  // no close_notify: the peer is to see a reset
         var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
         // If the option cannot be set the peer sees a FIN instead: nothing else is left to try.
         _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
@@ -164,6 +192,7 @@ public final class SocketStream: ByteStream {
         event_free(readEvent)
         event_free(writeEvent)
         event_free(timerEvent)
+        if let ssl { releaseTLS(ssl) }
         // Linux frees the descriptor whatever close reports (EINTR included): there is nothing to retry.
         _ = Glibc.close(fd)
     }
@@ -183,7 +212,7 @@ public final class SocketStream: ByteStream {
     }
 
     /// What one read gave: bytes, end of file, or a failure.
-    private enum ReadOutcome {
+    enum ReadOutcome {
         case bytes(Int)
         case endOfFile
         case wouldBlock
@@ -194,7 +223,7 @@ public final class SocketStream: ByteStream {
         let want = readSize
         if want <= readBlock.capacity && !readBlock.isLent {
             // A small read lands in the loop's block, lent to the input (`ReadBlock`: no chain allocated).
-            let got = readBlock.receive(fd, count: want, into: input)
+            let got = readBlock.fill(input, count: want) { [fd] in recv(fd, $0, $1, 0) }
             if got > 0 { return .bytes(got) }
             if got == 0 { return .endOfFile }
             let code = errno
@@ -232,8 +261,11 @@ public final class SocketStream: ByteStream {
     }
 
     private func handleReadable() {
+        if let ssl, !tlsEventIsForData(ssl, readable: true) { return }
         guard reading else { return }
-        switch readOnce() {
+        let outcome =
+            if let ssl { readTLS(ssl) } else { readOnce() }
+        switch outcome {
         case .bytes(let got):
             // Adapt the next reservation: grow while reads fill it, shrink for small messages.
             if got >= readSize {
@@ -248,10 +280,10 @@ public final class SocketStream: ByteStream {
             return
         case .endOfFile:
             disableReading()
-            owner?.streamEnded(.endOfFile)
+            report(.endOfFile)
         case .failed(let end):
             disableReading()
-            owner?.streamEnded(end)
+            report(end)
         }
     }
 
@@ -265,10 +297,10 @@ public final class SocketStream: ByteStream {
     public func flush() {
         guard !closed, !isWriteArmed else { return }  // an armed write event writes as soon as it can
         let pending = output.count
-        guard pending > 0 else { return }
-        let (remaining, error) = writeOut(pending)
-        if error != 0 {
-            failSoon(Self.end(errno: error))
+        guard pending > 0, tlsPhase.carriesData else { return }  // output waits for a TLS handshake
+        let (remaining, failure) = writeOut(pending)
+        if let failure {
+            failSoon(failure)
             return
         }
         wasAboveLowWatermark = remaining > writeLowWatermark
@@ -284,13 +316,14 @@ public final class SocketStream: ByteStream {
     }
 
     private func handleWritable() {
+        if let ssl, !tlsEventIsForData(ssl, readable: false) { return }
         guard isWriteArmed else { return }
         let pending = output.count
         if pending > writeLowWatermark { wasAboveLowWatermark = true }
-        let (remaining, error) = pending > 0 ? writeOut(pending) : (0, 0)
-        if error != 0 {
+        let (remaining, failure) = pending > 0 ? writeOut(pending) : (0, nil)
+        if let failure {
             disarmWriting()
-            owner?.streamEnded(Self.end(errno: error))
+            report(failure)
             return
         }
         if remaining == 0 {
@@ -314,9 +347,13 @@ public final class SocketStream: ByteStream {
     }
 
     /// Everything the socket takes, as `evbuffer_write` would, again while it takes all that was offered.
-    /// Returns what is left and the `errno` of a failure (0: none; a full socket is no failure).
-    private func writeOut(_ pending: Int) -> (remaining: Int, errno: Int32) {
-        if sendsFiles { return writeOutWithFiles(pending) }
+    /// Returns what is left and how the stream failed, if it did (a full socket is no failure).
+    private func writeOut(_ pending: Int) -> (remaining: Int, failure: StreamEnd?) {
+        if let ssl { return writeOutTLS(ssl, pending) }
+        if sendsFiles {
+            let (remaining, error) = writeOutWithFiles(pending)
+            return (remaining, error == 0 ? nil : Self.end(errno: error))
+        }
         var remaining = pending
         while remaining > 0 {
             let (sent, offered) = SocketWriter.send(output, fd: fd)
@@ -324,13 +361,13 @@ public final class SocketStream: ByteStream {
                 let code = errno
                 if code == EINTR { continue }
                 if code == EAGAIN || code == EWOULDBLOCK { break }
-                return (remaining, code)
+                return (remaining, Self.end(errno: code))
             }
             guard sent > 0 else { break }
             output.drain(sent)
             remaining -= sent
             if sent < offered { break }  // the socket buffer is full
         }
-        return (remaining, 0)
+        return (remaining, nil)
     }
 }

@@ -1,4 +1,5 @@
 internal import CLibevent
+internal import COpenSSL
 
 #if canImport(Glibc)
     import Glibc
@@ -41,6 +42,36 @@ enum SocketWriter {
             message.msg_iov = base
             message.msg_iovlen = count
             return (sendmsg(fd, &message, Int32(MSG_NOSIGNAL)), offered)
+        }
+    }
+
+    /// `SSL_write` from the start of `buffer` without draining it: its first piece, or up to `coalesceLimit`
+    /// bytes of several small pieces copied into one (one TLS record, not one per piece), at least `atLeast`
+    /// bytes (a retry offers what the call it repeats offered) and at most `atMost`. Returns what `SSL_write`
+    /// returned and how much was offered.
+    static func write(_ buffer: IOBuffer, ssl: OpaquePointer, atLeast: Int, atMost: Int) -> (written: Int, offered: Int) {
+        withUnsafeTemporaryAllocation(of: iovec.self, capacity: maxWriteVectors) { vectors in
+            guard let base = vectors.baseAddress else { return (0, 0) }
+            let count = min(Int(evbuffer_peek(buffer.pointer, -1, nil, base, Int32(maxWriteVectors))), maxWriteVectors)
+            guard count > 0 else { return (0, 0) }
+            let first = base[0].iov_len
+            // A retry's `atLeast` fits the first piece when that piece was offered alone (pieces only grow until
+            // drained), and fits the scratch buffer when pieces were copied together.
+            if first >= atLeast && (count == 1 || first >= coalesceLimit) {
+                let offered = max(atLeast, min(first, atMost))
+                return (Int(SSL_write(ssl, base[0].iov_base, Int32(clamping: offered))), offered)
+            }
+            guard let scratch = presignd_send_scratch() else { return (0, 0) }
+            let destination = UnsafeMutableRawPointer(scratch)
+            let limit = coalesceLimit
+            var filled = 0
+            for index in 0..<count where filled < limit {
+                guard let piece = base[index].iov_base else { continue }
+                let length = min(base[index].iov_len, limit - filled)
+                (destination + filled).copyMemory(from: piece, byteCount: length)
+                filled += length
+            }
+            return (Int(SSL_write(ssl, destination, Int32(filled))), filled)
         }
     }
 }

@@ -23,8 +23,7 @@ public struct OpenSSLError: Error, Sendable, Equatable, CustomStringConvertible 
         return OpenSSLError(operation: operation, reasons: reasons)
     }
 
-    /// The text of one packed error code: from the thread's queue, or from an error list of its own such as
-    /// libevent's `bufferevent_get_openssl_error`.
+    /// The text of one packed error code from the thread's queue.
     public static func describe(_ code: UInt) -> String {
         withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer in
             ERR_error_string_n(code, buffer.baseAddress, buffer.count)  // always NUL-terminates

@@ -8,7 +8,7 @@ import PresigndIO
 /// A small blocking HTTP/1.1 client for credential endpoints (ECS/EKS container credentials, EC2 instance
 /// metadata, STS): plain HTTP to a link-local or loopback address, or HTTPS verified with a `TLSClientContext`
 /// (the upstreams' TLS code: peer and host name checked); one request per connection (`Connection: close`).
-/// Built on `PresigndIO` (`Connector`, then `SocketStream` or `BufferEvent`) with an event loop of its own on the
+/// Built on `PresigndIO` (`Connector`, then a plain or TLS `SocketStream`) with an event loop of its own on the
 /// calling thread, so it runs on a fetch thread, never on a worker's or the daemon's loop. Responses are decoded
 /// by `ResponseDecoder`.
 enum MetadataHTTPClient {
@@ -98,7 +98,7 @@ enum MetadataHTTPClient {
                     return
                 }
                 // The request goes out once the handshake (with the peer's certificate and name verified) is done.
-                let stream = try BufferEvent(loop: loop, connectedFD: fd, ssl: ssl, maxRead: 16 * 1024) {
+                let stream = try SocketStream(loop: loop, connectedFD: fd, ssl: ssl, maxRead: 16 * 1024) {
                     [unowned self] outcome in
                     switch outcome {
                     case .success:

@@ -24,14 +24,14 @@ protocol UpstreamConnectionDelegate: AnyObject {
 }
 
 /// One connection to an upstream: resolved and connected by a `Connector`, then a `SocketStream` (plain) or a
-/// `BufferEvent` (TLS). Lives in its worker's pool while idle and is owned by one client exchange while busy.
+/// `SocketStream` (plain or TLS). Lives in its worker's pool while idle and is owned by one client exchange while busy.
 final class UpstreamConnection: StreamDelegate {
     /// Where the connection is in its life.
     private enum State {
         /// Resolving and connecting; what the owner writes meanwhile waits in `pending`.
         case connecting(Connector)
         /// TLS: the handshake runs; bytes written go out after it.
-        case handshaking(BufferEvent)
+        case handshaking(SocketStream)
         case open(ByteStream)
         case closed
     }
@@ -199,7 +199,7 @@ final class UpstreamConnection: StreamDelegate {
             return
         }
         do {
-            let stream = try BufferEvent(
+            let stream = try SocketStream(
                 loop: loop, connectedFD: fd, ssl: ssl, maxRead: Self.maxRead, maxWrite: 256 * 1024
             ) { [unowned self] result in self.handshakeEnded(result) }
             stream.delegate = self

@@ -6,19 +6,19 @@ import Testing
     import Glibc
 #endif
 
-/// `BufferEvent` against a TLS server on loopback (OpenSSL on a thread of the test, with a certificate that
+/// A TLS `SocketStream` against a TLS server on loopback (OpenSSL on a thread of the test, with a certificate that
 /// `openssl req` makes for `localhost`): the handshake, hostname verification, and how each kind of close ends
 /// the stream.
 @Suite(.serialized, .enabled(if: TLSFixture.shared != nil, "the openssl command is not installed"))
-struct BufferEventTests {
-    /// A client connection through `BufferEvent`; `host` is the name verified against the certificate.
+struct TLSStreamTests {
+    /// A TLS client connection through `SocketStream`; `host` is the name verified against the certificate.
     private final class Client {
         let loop: EventLoop
-        let stream: BufferEvent
+        let stream: SocketStream
         let recorder = StreamRecorder()
         var handshake: Result<Bool, StreamEnd>?
 
-        init(port: Int, host: String = "localhost", fixture: TLSFixture) throws {
+        init(port: Int, host: String = "localhost", fixture: TLSFixture, maxRead: Int = 256 * 1024) throws {
             // As presignd does: OpenSSL writes with write(2), and a write to a reset peer must not kill the run.
             signal(SIGPIPE, SIG_IGN)
             loop = try EventLoop(lockless: true)
@@ -34,7 +34,7 @@ struct BufferEventTests {
             let ssl = try #require(SSL_new(fixture.clientContext))
             #expect(SSL_set1_host(ssl, host) == 1)
             var result: Result<Bool, StreamEnd>?
-            stream = try BufferEvent(loop: loop, connectedFD: fd, ssl: ssl, maxRead: 256 * 1024) { result = $0 }
+            stream = try SocketStream(loop: loop, connectedFD: fd, ssl: ssl, maxRead: maxRead) { result = $0 }
             recorder.received = []
             recorder.stream = stream
             stream.delegate = recorder
@@ -52,7 +52,6 @@ struct BufferEventTests {
         defer { server.stop() }
         let client = try Client(port: server.port, fixture: fixture)
         #expect(client.handshake == .success(false))
-        #expect(client.stream.isOpen)
         try client.stream.output.append(request)
         client.stream.flush()
         try runLoop(client.loop, milliseconds: 10_000) { !client.recorder.ends.isEmpty }
@@ -73,31 +72,66 @@ struct BufferEventTests {
         }
         #expect(reason.contains("certificate verification failed"), "\(reason)")
         #expect(reason.contains("hostname mismatch"), "\(reason)")
-        #expect(!client.stream.isOpen)
         #expect(client.recorder.ends.isEmpty)  // handshake failures go to onHandshake only
     }
 
-    @Test func aCloseWithoutCloseNotifyIsEndOfFile() throws {
+    /// Sends "hello" to a server that echoes it and ends as `ending` says; returns the client once its stream
+    /// ended.
+    private func helloUntilTheEnd(_ ending: TLSServer.Ending) throws -> Client {
         let fixture = try #require(TLSFixture.shared)
-        let server = try TLSServer(fixture: fixture, ending: .finOnly)
+        let server = try TLSServer(fixture: fixture, ending: ending)
         defer { server.stop() }
         let client = try Client(port: server.port, fixture: fixture)
         #expect(client.handshake == .success(false))
         try client.stream.output.append("hello")
+        client.stream.flush()
         try runLoop(client.loop) { !client.recorder.ends.isEmpty }
+        return client
+    }
+
+    @Test func aCloseWithoutCloseNotifyIsEndOfFile() throws {
+        let client = try helloUntilTheEnd(.finOnly)
         #expect(client.recorder.received == Array("hello".utf8))
         #expect(client.recorder.ends == [.endOfFile])
     }
 
     @Test func aPeerResetIsReset() throws {
-        let fixture = try #require(TLSFixture.shared)
-        let server = try TLSServer(fixture: fixture, ending: .reset)
-        defer { server.stop() }
-        let client = try Client(port: server.port, fixture: fixture)
-        #expect(client.handshake == .success(false))
-        try client.stream.output.append("hello")
-        try runLoop(client.loop) { !client.recorder.ends.isEmpty }
+        let client = try helloUntilTheEnd(.reset)
         #expect(client.recorder.ends == [.reset])
+    }
+
+    /// Reading paused after every delivery and resumed: what OpenSSL read ahead (records the socket no longer
+    /// signals) still arrives once reading is on again, all of it, in order.
+    @Test func plaintextHeldByOpenSSLArrivesWhenReadingResumes() throws {
+        let fixture = try #require(TLSFixture.shared)
+        let request = pattern(40_000, seed: 11)
+        // Records of 100 bytes: read-ahead takes ~160 of them from the socket at once.
+        let server = try TLSServer(
+            fixture: fixture, ending: .holdOpen, echoBytes: request.count, writeChunk: 100)
+        defer { server.stop() }
+        // The smallest read budget: a read event takes ~4 KiB of records and leaves the rest (in OpenSSL once
+        // the socket is empty) to the next one.
+        let client = try Client(port: server.port, fixture: fixture, maxRead: 4096)
+        #expect(client.handshake == .success(false))
+        var pauses = 0
+        client.recorder.onReadable = { [unowned stream = client.stream] in
+            stream.disableReading()
+            pauses += 1
+        }
+        try client.stream.output.append(request)
+        client.stream.flush()
+        while let count = client.recorder.received?.count, count < request.count {
+            client.stream.enableReading()
+            let moved = try runLoop(client.loop) { (client.recorder.received?.count ?? 0) > count }
+            guard moved else {
+                Issue.record("stuck at \(count) of \(request.count) bytes after \(pauses) pauses")
+                break
+            }
+        }
+        #expect(sameBytes(client.recorder.received, request))
+        #expect(pauses >= request.count / 8192)
+        #expect(client.recorder.ends.isEmpty)
+        client.stream.close()
     }
 
     @Test func aReadTimeoutIsReported() throws {
@@ -153,6 +187,8 @@ final class TLSServer: @unchecked Sendable {
         case reset
         /// say nothing until stopped.
         case silent
+        /// echo, then keep the connection open until stopped.
+        case holdOpen
     }
 
     let port: Int
@@ -161,18 +197,21 @@ final class TLSServer: @unchecked Sendable {
     private let lock = NSLockish()
     private var isStopping = false
 
-    init(fixture: TLSFixture, ending: Ending, echoBytes: Int = 5) throws {
+    /// - Parameter writeChunk: the most one `SSL_write` (one record) of the echo carries.
+    init(fixture: TLSFixture, ending: Ending, echoBytes: Int = 5, writeChunk: Int = 65536) throws {
         listener = try ListenSocket.tcp(host: "127.0.0.1", port: 0)
         port = Int(listener.boundAddress.split(separator: ":").last ?? "") ?? 0
         let listenFD = listener.fd
         thread = Thread.start { [self, fixture] in
-            serve(listenFD: listenFD, context: fixture.serverContext, ending: ending, echoBytes: echoBytes)
+            serve(
+                listenFD: listenFD, context: fixture.serverContext, ending: ending, echoBytes: echoBytes,
+                writeChunk: writeChunk)
         }
     }
 
     private var stopping: Bool { lock.with { isStopping } }
 
-    private func serve(listenFD: Int32, context: OpaquePointer, ending: Ending, echoBytes: Int) {
+    private func serve(listenFD: Int32, context: OpaquePointer, ending: Ending, echoBytes: Int, writeChunk: Int) {
         var fd: Int32 = -1
         while fd < 0 && !stopping {
             fd = accept(listenFD, nil, nil)
@@ -201,7 +240,8 @@ final class TLSServer: @unchecked Sendable {
             echoed += Int(got)
             var sent = 0
             while sent < Int(got) {
-                let wrote = buffer.withUnsafeBytes { SSL_write(ssl, $0.baseAddress! + sent, got - Int32(sent)) }
+                let length = Int32(min(writeChunk, Int(got) - sent))
+                let wrote = buffer.withUnsafeBytes { SSL_write(ssl, $0.baseAddress! + sent, length) }
                 guard wrote > 0 else { return }
                 sent += Int(wrote)
             }
@@ -211,6 +251,8 @@ final class TLSServer: @unchecked Sendable {
             SSL_shutdown(ssl)
         case .finOnly, .silent:
             break
+        case .holdOpen:
+            while !stopping { usleep(5000) }
         case .reset:
             var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
             setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))

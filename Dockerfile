@@ -18,7 +18,7 @@ RUN swift build -c release --static-swift-stdlib --product presignd \
  && install -D -m 0755 "$(swift build -c release --static-swift-stdlib --show-bin-path)/presignd" /out/presignd \
  && ldd /out/presignd
 
-# Runtime: what `ldd` lists (libevent 2.1 core/extra/openssl/pthreads, OpenSSL 3, libstdc++; libc, libm and
+# Runtime: what `ldd` lists (libevent 2.1 core/extra/pthreads, OpenSSL 3, libstdc++; libc, libm and
 # libgcc_s are in the base image), CA certificates for TLS to the upstreams, and the binary.
 FROM debian:bookworm-slim
 ARG RUNTIME_PACKAGES="libevent-2.1-7 libevent-core-2.1-7 libevent-extra-2.1-7 libevent-pthreads-2.1-7 libssl3 libstdc++6 ca-certificates"

@@ -169,7 +169,7 @@ extension SocketStream {
         return true
     }
 
-    private func rearmWriteEvent() {
+    func rearmWriteEvent() {
         do {
             try LibeventEvent.add(writeEvent, milliseconds: nil)
         } catch {
@@ -184,109 +184,6 @@ extension SocketStream {
         if deferredReadEnd != nil || SSL_has_pending(ssl) == 1 {
             event_active(readEvent, Int32(EV_READ), 0)
         }
-    }
-
-    // MARK: Reading
-
-    /// Reads what OpenSSL gives, up to `maxRead`: the first read into the loop's block when it is free, the rest
-    /// into reserved space. An end found after bytes is reported on the next read event, after those bytes.
-    func readTLS(_ ssl: OpaquePointer) -> ReadOutcome {
-        if let end = deferredReadEnd {
-            deferredReadEnd = nil
-            return end == .endOfFile ? .endOfFile : .failed(end)
-        }
-        var total = 0
-        while true {
-            let want = readSize
-            OpenSSLError.clear()
-            var got: Int
-            if want <= readBlock.capacity && !readBlock.isLent {
-                got = readBlock.fill(input, count: want) { Int(SSL_read(ssl, $0, Int32($1))) }
-            } else {
-                got = reserveAndRead(ssl, want)
-            }
-            if got > 0 {
-                total += got
-                if SSL_has_pending(ssl) == 1 {
-                    if total < maxRead { continue }
-                    event_active(readEvent, Int32(EV_READ), 0)  // the rest on the next iteration
-                }
-                return .bytes(total)
-            }
-            let code = errno
-            if got == Self.reservationFailed {
-                return .failed(.failed(IOError.outOfMemory("evbuffer_reserve_space").description))
-            }
-            switch Self.step(ssl, result: Int32(got), errno: code) {
-            case .wantRead:
-                return total > 0 ? .bytes(total) : .wouldBlock
-            case .wantWrite:
-                tlsWait = .readNeedsWritable
-                if !isWriteArmed { rearmWriteEvent() }
-                return total > 0 ? .bytes(total) : .wouldBlock
-            case .ended(let end):
-                if case .endOfFile = end {} else { hasFailed = true }
-                guard total > 0 else { return end == .endOfFile ? .endOfFile : .failed(end) }
-                deferredReadEnd = end
-                event_active(readEvent, Int32(EV_READ), 0)
-                return .bytes(total)
-            }
-        }
-    }
-
-    /// What `reserveAndRead` returns when no space could be reserved.
-    private static let reservationFailed = Int.min
-
-    /// One `SSL_read` into space reserved at the end of `input`, committed for what it gave.
-    private func reserveAndRead(_ ssl: OpaquePointer, _ want: Int) -> Int {
-        var vector = iovec()
-        guard evbuffer_reserve_space(input.pointer, want, &vector, 1) == 1 else { return Self.reservationFailed }
-        let got = Int(SSL_read(ssl, vector.iov_base, Int32(clamping: min(vector.iov_len, want))))
-        guard got > 0 else { return got }
-        let code = errno
-        vector.iov_len = got
-        guard evbuffer_commit_space(input.pointer, &vector, 1) == 0 else { return Self.reservationFailed }
-        errno = code
-        return got
-    }
-
-    // MARK: Writing
-
-    /// `writeOut` over TLS: `SSL_write` from the start of `output` until it is empty or OpenSSL must wait.
-    func writeOutTLS(_ ssl: OpaquePointer, _ pending: Int) -> (remaining: Int, failure: StreamEnd?) {
-        var remaining = pending
-        while remaining > 0 {
-            OpenSSLError.clear()
-            let (written, offered) = SocketWriter.write(
-                output, ssl: ssl, atLeast: tlsRetryLength, atMost: maxWrite)
-            if written > 0 {
-                tlsRetryLength = 0
-                output.drain(written)
-                remaining -= written
-                continue
-            }
-            let code = errno
-            // A retry must offer at least what this call offered (OpenSSL holds it encrypted already).
-            tlsRetryLength = max(tlsRetryLength, offered)
-            switch Self.step(ssl, result: Int32(written), errno: code) {
-            case .wantWrite:
-                return (remaining, nil)
-            case .wantRead:
-                tlsWait = .writeNeedsReadable
-                // No write events until the socket is readable (they would find OpenSSL waiting still).
-                if isWriteArmed { LibeventEvent.remove(writeEvent) }
-                do {
-                    try LibeventEvent.add(readEvent, milliseconds: nil)
-                } catch {
-                    return (remaining, .failed(error.description))
-                }
-                return (remaining, nil)
-            case .ended(let end):
-                hasFailed = true
-                return (remaining, end == .endOfFile ? .reset : end)
-            }
-        }
-        return (0, nil)
     }
 
     // MARK: Ending
@@ -316,34 +213,5 @@ extension SocketStream {
             return
         }
         owner?.streamEnded(end)
-    }
-
-    /// What an OpenSSL call that returned `result` (0 or less) needs next, or how the connection ended.
-    enum TLSStep {
-        case wantRead
-        case wantWrite
-        case ended(StreamEnd)
-    }
-
-    /// `SSL_get_error` read for the stream, with the call's `errno`. OpenSSL's queue is drained into a failure.
-    static func step(_ ssl: OpaquePointer, result: Int32, errno code: Int32) -> TLSStep {
-        switch SSL_get_error(ssl, result) {
-        case SSL_ERROR_WANT_READ:
-            return .wantRead
-        case SSL_ERROR_WANT_WRITE:
-            return .wantWrite
-        case SSL_ERROR_ZERO_RETURN:
-            return .ended(.endOfFile)
-        case SSL_ERROR_SYSCALL:
-            let reasons = OpenSSLError.drain("TLS").reasons
-            if code == ECONNRESET || code == EPIPE { return .ended(.reset) }
-            if !reasons.isEmpty { return .ended(.failed(reasons.joined(separator: "; "))) }
-            // The socket ended with no error of its own: an end of file without close_notify.
-            if code == 0 { return .ended(.endOfFile) }
-            return .ended(.failed(IOError.text(errno: code)))
-        default:
-            let reasons = OpenSSLError.drain("TLS").reasons
-            return .ended(.failed(reasons.isEmpty ? "TLS connection failed" : reasons.joined(separator: "; ")))
-        }
     }
 }

@@ -162,7 +162,14 @@ extension SocketStream {
         case (.readNeedsWritable, false):
             tlsWait = .none
             if !isWriteArmed { LibeventEvent.remove(writeEvent) }
-            if reading { event_active(readEvent, Int32(EV_READ), 0) }
+            if reading {
+                do {
+                    try LibeventEvent.add(readEvent, milliseconds: nil)
+                } catch {
+                    failSoon(.failed(error.description))
+                }
+                event_active(readEvent, Int32(EV_READ), 0)
+            }
         default:
             break
         }

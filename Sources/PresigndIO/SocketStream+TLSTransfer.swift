@@ -26,10 +26,16 @@ extension SocketStream {
             if want <= readBlock.capacity && !readBlock.isLent {
                 got = readBlock.fill(input, count: want) { Int(SSL_read(ssl, $0, Int32($1))) }
             } else {
-                got = reserveAndRead(ssl, want)
+                got = reserveAndRead(ssl, min(want, maxRead - total))  // within the event's budget
             }
             if got > 0 {
                 total += got
+                if SSL_get_shutdown(ssl) & SSL_RECEIVED_SHUTDOWN != 0 {
+                    // close_notify came after the bytes: the end is reported after them, whatever the socket does.
+                    deferredReadEnd = .endOfFile
+                    event_active(readEvent, Int32(EV_READ), 0)
+                    return .bytes(total)
+                }
                 if SSL_has_pending(ssl) == 1 {
                     if total < maxRead { continue }
                     event_active(readEvent, Int32(EV_READ), 0)  // the rest on the next iteration
@@ -44,7 +50,9 @@ extension SocketStream {
             case .wantRead:
                 return total > 0 ? .bytes(total) : .wouldBlock
             case .wantWrite:
+                // No read events until the socket is writable: each would find OpenSSL waiting still.
                 tlsWait = .readNeedsWritable
+                LibeventEvent.remove(readEvent)
                 if !isWriteArmed { rearmWriteEvent() }
                 return total > 0 ? .bytes(total) : .wouldBlock
             case .ended(let end):
@@ -60,17 +68,29 @@ extension SocketStream {
     /// What `reserveAndRead` returns when no space could be reserved.
     private static let reservationFailed = Int.min
 
-    /// One `SSL_read` into space reserved at the end of `input`, committed for what it gave.
+    /// `SSL_read` into space reserved at the end of `input` (one reservation of `want` bytes, one chain), again
+    /// while OpenSSL holds more and the space is not full (one call gives at most a record, 16 KiB), then committed
+    /// for what they gave. Returns the bytes, or the first call's result when it gave none (`errno` is its own).
     private func reserveAndRead(_ ssl: OpaquePointer, _ want: Int) -> Int {
         var vector = iovec()
-        guard evbuffer_reserve_space(input.pointer, want, &vector, 1) == 1 else { return Self.reservationFailed }
-        let got = Int(SSL_read(ssl, vector.iov_base, Int32(clamping: min(vector.iov_len, want))))
-        guard got > 0 else { return got }
+        guard evbuffer_reserve_space(input.pointer, want, &vector, 1) == 1, let base = vector.iov_base else {
+            return Self.reservationFailed
+        }
+        let space = min(vector.iov_len, want)
+        var filled = 0
+        repeat {
+            let got = Int(SSL_read(ssl, base + filled, Int32(clamping: space - filled)))
+            guard got > 0 else {
+                if filled == 0 { return got }
+                break  // what stopped it is met again by the next call
+            }
+            filled += got
+        } while filled < space && SSL_has_pending(ssl) == 1
         let code = errno
-        vector.iov_len = got
+        vector.iov_len = filled
         guard evbuffer_commit_space(input.pointer, &vector, 1) == 0 else { return Self.reservationFailed }
         errno = code
-        return got
+        return filled
     }
 
     // MARK: Writing
@@ -103,6 +123,8 @@ extension SocketStream {
                 } catch {
                     return (remaining, .failed(error.description))
                 }
+                // Records the write read ahead are in OpenSSL, not in the socket: no read event would come.
+                if SSL_has_pending(ssl) == 1 { event_active(readEvent, Int32(EV_READ), 0) }
                 return (remaining, nil)
             case .ended(let end):
                 hasFailed = true

@@ -165,7 +165,8 @@ public final class SocketStream: ByteStream {
         guard reading else { return }
         reading = false
         readDeadline = 0  // an armed timer finds no deadline and does nothing
-        LibeventEvent.remove(readEvent)
+        // A TLS write waiting for the socket to be readable keeps the read event (`tlsEventIsForData`).
+        if tlsWait != .writeNeedsReadable { LibeventEvent.remove(readEvent) }
     }
 
     public func close() {
@@ -215,11 +216,14 @@ public final class SocketStream: ByteStream {
         }
         wasAboveLowWatermark = remaining > writeLowWatermark
         guard remaining > 0 else { return }
-        do {
-            try LibeventEvent.add(writeEvent, milliseconds: nil)
-        } catch {
-            failSoon(.failed(error.description))
-            return
+        // A TLS write that waits for the socket to be readable gets its write event back from the read event.
+        if tlsWait != .writeNeedsReadable {
+            do {
+                try LibeventEvent.add(writeEvent, milliseconds: nil)
+            } catch {
+                failSoon(.failed(error.description))
+                return
+            }
         }
         isWriteArmed = true
         restartWriteDeadline()

@@ -100,6 +100,29 @@ struct TLSStreamTests {
         #expect(client.recorder.ends == [.reset])
     }
 
+    /// The server asks for new keys (TLS 1.3 KeyUpdate, update requested) before each piece it echoes: the
+    /// stream answers them inside its reads and carries every byte both ways.
+    @Test func keyUpdatesFromThePeerKeepTheStreamWorking() throws {
+        let fixture = try #require(TLSFixture.shared)
+        let request = pattern(300_000, seed: 5)
+        // The server stays open after the echo: closing would reset the connection over our last KeyUpdate answer,
+        // which it never reads.
+        let server = try TLSServer(
+            fixture: fixture, ending: .holdOpen, echoBytes: request.count, updatesKeys: true)
+        defer { server.stop() }
+        let client = try Client(port: server.port, fixture: fixture)
+        #expect(client.handshake == .success(false))
+        try client.stream.output.append(request)
+        client.stream.flush()
+        try runLoop(client.loop, milliseconds: 10_000) {
+            (client.recorder.received?.count ?? 0) >= request.count || !client.recorder.ends.isEmpty
+        }
+        #expect(sameBytes(client.recorder.received, request))
+        #expect(client.recorder.ends.isEmpty)
+        #expect(server.keyUpdates > 0)
+        client.stream.close()
+    }
+
     /// Reading paused after every delivery and resumed: what OpenSSL read ahead (records the socket no longer
     /// signals) still arrives once reading is on again, all of it, in order.
     @Test func plaintextHeldByOpenSSLArrivesWhenReadingResumes() throws {
@@ -197,8 +220,18 @@ final class TLSServer: @unchecked Sendable {
     private let lock = NSLockish()
     private var isStopping = false
 
-    /// - Parameter writeChunk: the most one `SSL_write` (one record) of the echo carries.
-    init(fixture: TLSFixture, ending: Ending, echoBytes: Int = 5, writeChunk: Int = 65536) throws {
+    /// How many key updates the server asked for (`updatesKeys`).
+    var keyUpdates: Int { lock.with { updatesSent } }
+    private var updatesSent = 0
+    private let updatesKeys: Bool
+
+    /// - Parameters:
+    ///   - writeChunk: the most one `SSL_write` (one record) of the echo carries.
+    ///   - updatesKeys: a KeyUpdate asking the client for one too before each piece echoed.
+    init(
+        fixture: TLSFixture, ending: Ending, echoBytes: Int = 5, writeChunk: Int = 65536, updatesKeys: Bool = false
+    ) throws {
+        self.updatesKeys = updatesKeys
         listener = try ListenSocket.tcp(host: "127.0.0.1", port: 0)
         port = Int(listener.boundAddress.split(separator: ":").last ?? "") ?? 0
         let listenFD = listener.fd
@@ -238,6 +271,9 @@ final class TLSServer: @unchecked Sendable {
             let got = buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32(want)) }
             guard got > 0 else { return }
             echoed += Int(got)
+            if updatesKeys && SSL_key_update(ssl, SSL_KEY_UPDATE_REQUESTED) == 1 {
+                lock.with { updatesSent += 1 }
+            }
             var sent = 0
             while sent < Int(got) {
                 let length = Int32(min(writeChunk, Int(got) - sent))

@@ -4,8 +4,8 @@ internal import CLibevent
     import Glibc
 #endif
 
-/// One block of memory per loop that a socket's small reads (plain or TLS) land in, lent to the stream's input by reference
-/// (`evbuffer_add_reference`) rather than copied into a chain libevent allocates.
+/// One block of memory per loop that a socket's small reads (plain or TLS) land in, lent to the stream's input by
+/// reference (`evbuffer_add_reference`) rather than copied into a chain libevent allocates.
 ///
 /// Why: a read reserves a chain of at least `SocketStream.minRead` (4 KiB), which libevent allocates with `malloc`
 /// and frees as soon as the bytes are drained. That is two or three allocations of 4 to 8 KiB a request, above

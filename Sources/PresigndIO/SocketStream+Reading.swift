@@ -26,6 +26,11 @@ extension SocketStream {
         case endOfFile
         case wouldBlock
         case failed(StreamEnd)
+
+        /// How reading ended.
+        init(_ end: StreamEnd) {
+            self = end == .endOfFile ? .endOfFile : .failed(end)
+        }
     }
 
     func readOnce() -> ReadOutcome {

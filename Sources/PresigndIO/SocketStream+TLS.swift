@@ -125,15 +125,7 @@ extension SocketStream {
         // The handshake's events are the stream's again: reading as the owner asked, writing while output waits
         // (nothing was written during the handshake, so the write event is not armed).
         LibeventEvent.remove(writeEvent)
-        if reading {
-            do {
-                try LibeventEvent.add(readEvent, milliseconds: nil)
-            } catch {
-                failSoon(.failed(error.description))
-            }
-        } else {
-            LibeventEvent.remove(readEvent)
-        }
+        if reading { arm(readEvent) } else { LibeventEvent.remove(readEvent) }
         done(.success(SSL_session_reused(ssl) == 1))
         guard !closed else { return }
         flush()
@@ -158,16 +150,12 @@ extension SocketStream {
         case (.writeNeedsReadable, true):
             tlsWait = .none
             if !reading { LibeventEvent.remove(readEvent) }
-            if isWriteArmed { rearmWriteEvent() }
+            if isWriteArmed { arm(writeEvent) }
         case (.readNeedsWritable, false):
             tlsWait = .none
             if !isWriteArmed { LibeventEvent.remove(writeEvent) }
             if reading {
-                do {
-                    try LibeventEvent.add(readEvent, milliseconds: nil)
-                } catch {
-                    failSoon(.failed(error.description))
-                }
+                arm(readEvent)
                 event_active(readEvent, Int32(EV_READ), 0)
             }
         default:
@@ -176,9 +164,10 @@ extension SocketStream {
         return true
     }
 
-    func rearmWriteEvent() {
+    /// Adds the stream's read or write event again; a failure is reported on the next loop iteration.
+    func arm(_ event: OpaquePointer) {
         do {
-            try LibeventEvent.add(writeEvent, milliseconds: nil)
+            try LibeventEvent.add(event, milliseconds: nil)
         } catch {
             failSoon(.failed(error.description))
         }

@@ -16,12 +16,14 @@ extension SocketStream {
     func readTLS(_ ssl: OpaquePointer) -> ReadOutcome {
         if let end = deferredReadEnd {
             deferredReadEnd = nil
-            return end == .endOfFile ? .endOfFile : .failed(end)
+            return ReadOutcome(end)
         }
+        // OpenSSL's queue must be empty before a call whose failure `SSL_get_error` reads; a call that succeeds
+        // leaves nothing in it, and the first failure ends the loop.
+        OpenSSLError.clear()
         var total = 0
         while true {
             let want = readSize
-            OpenSSLError.clear()
             var got: Int
             if want <= readBlock.capacity && !readBlock.isLent {
                 got = readBlock.fill(input, count: want) { Int(SSL_read(ssl, $0, Int32($1))) }
@@ -53,11 +55,11 @@ extension SocketStream {
                 // No read events until the socket is writable: each would find OpenSSL waiting still.
                 tlsWait = .readNeedsWritable
                 LibeventEvent.remove(readEvent)
-                if !isWriteArmed { rearmWriteEvent() }
+                if !isWriteArmed { arm(writeEvent) }
                 return total > 0 ? .bytes(total) : .wouldBlock
             case .ended(let end):
                 if case .endOfFile = end {} else { hasFailed = true }
-                guard total > 0 else { return end == .endOfFile ? .endOfFile : .failed(end) }
+                guard total > 0 else { return ReadOutcome(end) }
                 deferredReadEnd = end
                 event_active(readEvent, Int32(EV_READ), 0)
                 return .bytes(total)
@@ -98,8 +100,8 @@ extension SocketStream {
     /// `writeOut` over TLS: `SSL_write` from the start of `output` until it is empty or OpenSSL must wait.
     func writeOutTLS(_ ssl: OpaquePointer, _ pending: Int) -> (remaining: Int, failure: StreamEnd?) {
         var remaining = pending
+        OpenSSLError.clear()  // as in `readTLS`
         while remaining > 0 {
-            OpenSSLError.clear()
             let (written, offered) = SocketWriter.write(
                 output, ssl: ssl, atLeast: tlsRetryLength, atMost: maxWrite)
             if written > 0 {

@@ -28,14 +28,7 @@ enum SocketWriter {
             }
             var offered = 0
             for index in 0..<count { offered += base[index].iov_len }
-            if offered <= coalesceLimit, let scratch = presignd_send_scratch() {
-                let destination = UnsafeMutableRawPointer(scratch)
-                var filled = 0
-                for index in 0..<count {
-                    guard let piece = base[index].iov_base else { continue }
-                    (destination + filled).copyMemory(from: piece, byteCount: base[index].iov_len)
-                    filled += base[index].iov_len
-                }
+            if offered <= coalesceLimit, let (destination, filled) = coalesce(base, count: count) {
                 return (Glibc.send(fd, destination, filled, Int32(MSG_NOSIGNAL)), filled)
             }
             var message = msghdr()
@@ -61,17 +54,24 @@ enum SocketWriter {
                 let offered = max(atLeast, min(first, atMost))
                 return (Int(SSL_write(ssl, base[0].iov_base, Int32(clamping: offered))), offered)
             }
-            guard let scratch = presignd_send_scratch() else { return (0, 0) }
-            let destination = UnsafeMutableRawPointer(scratch)
-            let limit = coalesceLimit
-            var filled = 0
-            for index in 0..<count where filled < limit {
-                guard let piece = base[index].iov_base else { continue }
-                let length = min(base[index].iov_len, limit - filled)
-                (destination + filled).copyMemory(from: piece, byteCount: length)
-                filled += length
-            }
+            guard let (destination, filled) = coalesce(base, count: count) else { return (0, 0) }
             return (Int(SSL_write(ssl, destination, Int32(filled))), filled)
         }
+    }
+
+    /// The first `coalesceLimit` bytes of `count` pieces copied into the thread's scratch buffer, and how many.
+    private static func coalesce(
+        _ pieces: UnsafeMutablePointer<iovec>, count: Int
+    ) -> (UnsafeMutableRawPointer, Int)? {
+        guard let scratch = presignd_send_scratch() else { return nil }
+        let destination = UnsafeMutableRawPointer(scratch)
+        var filled = 0
+        for index in 0..<count where filled < coalesceLimit {
+            guard let piece = pieces[index].iov_base else { continue }
+            let length = min(pieces[index].iov_len, coalesceLimit - filled)
+            (destination + filled).copyMemory(from: piece, byteCount: length)
+            filled += length
+        }
+        return (destination, filled)
     }
 }

@@ -23,8 +23,8 @@ protocol UpstreamConnectionDelegate: AnyObject {
     func upstreamEnded(_ connection: UpstreamConnection, _ failure: UpstreamFailure)
 }
 
-/// One connection to an upstream: resolved and connected by a `Connector`, then a `SocketStream` (plain) or a
-/// `SocketStream` (plain or TLS). Lives in its worker's pool while idle and is owned by one client exchange while busy.
+/// One connection to an upstream: resolved and connected by a `Connector`, then a `SocketStream`, plain or TLS.
+/// Lives in its worker's pool while idle and is owned by one client exchange while busy.
 final class UpstreamConnection: StreamDelegate {
     /// Where the connection is in its life.
     private enum State {

@@ -61,87 +61,93 @@ public final class FillFlights: Sendable {
         }
     }
 
+    /// Flights by object: keyed by its store key (`CacheKey`, hashed as one 64-bit word), not by its name (three
+    /// strings hashed on every lookup); each operation finds an object's flights once and changes them in place.
     struct Table: Sendable {
-        var flights: [ObjectName: [Flight]] = [:]
+        var flights: [CacheKey: [Flight]] = [:]
         var next: FlightID = 1
+
+        /// A new flight of `key`.
+        mutating func open(_ key: CacheKey) -> FlightID {
+            let id = next
+            next += 1
+            flights[key, default: []].append(Flight(id: id))
+            return id
+        }
     }
 
     private let table = Locked(Table())
 
     public init() {}
 
-    /// A request starts fetching `name` (its answer not seen yet).
-    public func open(_ name: ObjectName) -> FlightID {
-        table.withLock { table in
-            let id = table.next
-            table.next += 1
-            table.flights[name, default: []].append(Flight(id: id))
-            return id
-        }
+    /// A request starts fetching the object of `key` (its answer not seen yet).
+    public func open(_ key: CacheKey) -> FlightID {
+        table.withLock { $0.open(key) }
     }
 
     /// The fill's answer carries `bytes` of the object, cut as `layout` says; waiters it brings nothing for are
     /// woken now (to fetch for themselves), the others learn the layout (so they are woken slice by slice, not
     /// only at the end of a long fill).
-    public func announce(_ name: ObjectName, _ id: FlightID, bytes: Range<Int>, layout: SliceLayout) {
+    public func announce(_ key: CacheKey, _ id: FlightID, bytes: Range<Int>, layout: SliceLayout) {
         let woken = table.withLock { table -> [Waiting] in
-            guard let index = table.flights[name]?.firstIndex(where: { $0.id == id }) else { return [] }
-            table.flights[name]![index].bytes = bytes
-            table.flights[name]![index].objectSize = layout.objectSize
-            let flight = table.flights[name]![index]
+            guard let object = table.flights.index(forKey: key),
+                let index = table.flights.values[object].firstIndex(where: { $0.id == id })
+            else { return [] }
+            table.flights.values[object][index].bytes = bytes
+            table.flights.values[object][index].objectSize = layout.objectSize
+            let flight = table.flights.values[object][index]
             var (stay, go) = flight.waiting.partitioned { flight.brings($0.need) }
             for position in stay.indices where stay[position].need.layout == nil {
                 stay[position].need.layout = layout
             }
-            table.flights[name]![index].waiting = stay
+            table.flights.values[object][index].waiting = stay
             return go
         }
         for waiting in woken { waiting.waiter.wake() }
     }
 
-    /// In one step: waits for a flight of `name` that brings some of `need` (nil: it was joined), or opens a new
-    /// flight for the caller to fill (its id). Without a `need` (unknowable before the answer) it always opens:
-    /// no second request can slip in between a check and an open.
-    public func waitOrOpen(_ name: ObjectName, for need: Need?, _ waiter: any FillWaiter) -> FlightID? {
+    /// In one step: waits for a flight of the object of `key` that brings some of `need` (nil: it was joined), or
+    /// opens a new flight for the caller to fill (its id). Without a `need` (unknowable before the answer) it always
+    /// opens: no second request can slip in between a check and an open.
+    public func waitOrOpen(_ key: CacheKey, for need: Need?, _ waiter: any FillWaiter) -> FlightID? {
         table.withLock { table in
-            if let need,
-                let index = table.flights[name]?.firstIndex(where: { $0.brings(need) && !$0.hasWritten(need) })
+            if let need, let object = table.flights.index(forKey: key),
+                let index = table.flights.values[object].firstIndex(where: { $0.brings(need) && !$0.hasWritten(need) })
             {
-                table.flights[name]![index].waiting.append(Waiting(waiter: waiter, need: need))
+                table.flights.values[object][index].waiting.append(Waiting(waiter: waiter, need: need))
                 return nil
             }
-            let id = table.next
-            table.next += 1
-            table.flights[name, default: []].append(Flight(id: id))
-            return id
+            return table.open(key)
         }
     }
 
-    /// Slice `index` of `name` is written (by any fill): waiters of its flights who have every slice they need
-    /// now are woken.
-    public func written(_ name: ObjectName, index: Int) {
+    /// Slice `index` of the object of `key` is written (by any fill): waiters of its flights who have every slice
+    /// they need now are woken.
+    public func written(_ key: CacheKey, index: Int) {
         let woken = table.withLock { table -> [Waiting] in
-            guard var flights = table.flights[name] else { return [] }
+            guard let object = table.flights.index(forKey: key) else { return [] }
             var woken: [Waiting] = []
-            for position in flights.indices {
-                flights[position].written.insert(index)
-                let flight = flights[position]
+            for position in table.flights.values[object].indices {
+                table.flights.values[object][position].written.insert(index)
+                let flight = table.flights.values[object][position]
+                guard !flight.waiting.isEmpty else { continue }
                 let (stay, go) = flight.waiting.partitioned { !flight.hasWritten($0.need) }
-                flights[position].waiting = stay
+                table.flights.values[object][position].waiting = stay
                 woken += go
             }
-            table.flights[name] = flights
             return woken
         }
         for waiting in woken { waiting.waiter.wake() }
     }
 
     /// The flight ended, whatever happened: its remaining waiters are woken.
-    public func close(_ name: ObjectName, _ id: FlightID) {
+    public func close(_ key: CacheKey, _ id: FlightID) {
         let woken = table.withLock { table -> [Waiting] in
-            guard let index = table.flights[name]?.firstIndex(where: { $0.id == id }) else { return [] }
-            let flight = table.flights[name]!.remove(at: index)
-            if table.flights[name]!.isEmpty { table.flights[name] = nil }
+            guard let object = table.flights.index(forKey: key),
+                let index = table.flights.values[object].firstIndex(where: { $0.id == id })
+            else { return [] }
+            let flight = table.flights.values[object].remove(at: index)
+            if table.flights.values[object].isEmpty { table.flights.remove(at: object) }
             return flight.waiting
         }
         for waiting in woken { waiting.waiter.wake() }

@@ -4,10 +4,12 @@
 
 /// Writing, committing and opening slices.
 extension SliceStore {
-    /// Starts writing slice `index` of the stored `identity`. Fails with `objectChanged` when the store holds
-    /// another version now (a replacement overtook the fill).
-    public func beginSlice(_ identity: ObjectIdentity, index: Int) throws(CacheError) -> SliceWriter {
-        let key = try Self.key(identity.name)
+    /// Starts writing slice `index` of the stored `identity` (`key`: its store key when the caller has it). Fails
+    /// with `objectChanged` when the store holds another version now (a replacement overtook the fill).
+    public func beginSlice(_ identity: ObjectIdentity, key: CacheKey? = nil, index: Int) throws(CacheError)
+        -> SliceWriter
+    {
+        let key = try Self.key(identity.name, given: key)
         let root = objectsRoot
         let (length, counter) = try state.withLock { (state) throws(CacheError) -> (Int, Int) in
             guard let entry = state.entries[key], entry.meta.identity == identity else { throw .objectChanged }

@@ -135,14 +135,15 @@ extension SliceStore {
 
     /// Queues a whole slice of `identity` (`SliceCutter`'s output) to be written, synced and marked present off
     /// the event loop; false when the write queue is over its budget (the caller stops filling). A slice whose
-    /// object was replaced or invalidated meanwhile is dropped by the commit, as is one already present.
-    public func submitSlice(_ identity: ObjectIdentity, index: Int, bytes: [UInt8]) -> Bool {
+    /// object was replaced or invalidated meanwhile is dropped by the commit, as is one already present. `key`:
+    /// the object's store key when the caller has it (else it is computed on the write queue).
+    public func submitSlice(_ identity: ObjectIdentity, key: CacheKey? = nil, index: Int, bytes: [UInt8]) -> Bool {
         writes.submit(bytes: bytes.count) { [self] in
             do throws(CacheError) {
-                let writer = try beginSlice(identity, index: index)
+                let writer = try beginSlice(identity, key: key, index: index)
                 try writer.append(bytes)
                 try commit(writer)
-                flights.written(identity.name, index: index)
+                flights.written(writer.slice.key, index: index)
             } catch .objectChanged {
                 // Replaced or invalidated while queued: its bytes belong to no stored version.
             } catch {

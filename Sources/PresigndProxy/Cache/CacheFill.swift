@@ -47,7 +47,7 @@ final class CacheFill {
         self.key = key
         self.config = config
         self.widened = widened
-        self.flight = flight ?? store.flights.open(name)
+        self.flight = flight ?? store.flights.open(key)
         mark = store.invalidationMark(name, key: key)
     }
 
@@ -63,14 +63,14 @@ final class CacheFill {
     deinit {
         if holdsPermit { store.releaseFillPermit() }
         guard !flightClosed else { return }
-        let (flights, name, flight) = (store.flights, name, flight)
-        store.afterWrites { flights.close(name, flight) }
+        let (flights, key, flight) = (store.flights, key, flight)
+        store.afterWrites { flights.close(key, flight) }
     }
 
     private func closeFlight() {
         guard !flightClosed else { return }
         flightClosed = true
-        store.flights.close(name, flight)
+        store.flights.close(key, flight)
     }
 
     /// The head to send the client for the upstream's final answer, the fill started (`start(with:now:)`): the
@@ -78,7 +78,7 @@ final class CacheFill {
     /// the body trimmed to it (`clientShare`). Nil when that 206 does not hold the client's bytes.
     func begin(_ head: ResponseHead, now: Int) -> ResponseHead? {
         if start(with: head, now: now), let cutter {
-            store.flights.announce(name, flight, bytes: cutter.position..<cutter.end, layout: cutter.layout)
+            store.flights.announce(key, flight, bytes: cutter.position..<cutter.end, layout: cutter.layout)
         } else {
             closeFlight()  // nothing will be kept: nobody should wait for it
         }
@@ -226,7 +226,7 @@ final class CacheFill {
         var queued = 0
         while queued < waiting.count {
             let slice = waiting[queued]
-            guard store.submitSlice(identity, index: slice.index, bytes: slice.bytes) else { break }
+            guard store.submitSlice(identity, key: key, index: slice.index, bytes: slice.bytes) else { break }
             store.metrics.countFetched(bytes: slice.bytes.count)
             queued += 1
         }

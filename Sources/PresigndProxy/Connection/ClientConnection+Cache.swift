@@ -58,14 +58,14 @@ extension ClientConnection {
             if mayWait, let waker = self.worker.cacheWaker {
                 // Waits for another request's fill of these bytes, or opens this one's flight, in one step.
                 flight = store.flights.waitOrOpen(
-                    target.name, for: Self.fillNeed(head.headers["Range"], entry: found),
+                    target.key, for: Self.fillNeed(head.headers["Range"], entry: found),
                     CacheWaiter(waker: waker, connection: ObjectIdentifier(self)))
                 if flight == nil { return .wait }
                 // A fill may have written what this request needs and ended between the lookup above and the
                 // open: decided on a stale view, this request would fetch those slices again. Looked up once
                 // more after the open (any fill that ends later found this flight, or wrote before this lookup).
                 if let flight, attempt < 3, (try? store.lookup(target.name, key: target.key)) != found {
-                    store.flights.close(target.name, flight)
+                    store.flights.close(target.key, flight)
                     return self.cacheStart(target, head: head, plan: plan, mayWait: mayWait, attempt: attempt + 1)
                 }
             }

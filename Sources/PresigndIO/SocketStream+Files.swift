@@ -12,26 +12,35 @@ extension SocketStream {
             Glibc.close(descriptor)
             throw .eventLoop("file pieces are sent on plain sockets only")
         }
-        let afterHead = !sendsFiles && output.count > 0
+        let before = sendsFiles ? 0 : output.count
         try output.appendFile(descriptor: descriptor, offset: offset, length: length)
-        if afterHead { corksNextWrite = true }
+        if before > 0 { bytesBeforeFile = before }
         sendsFiles = true
     }
 
     /// `writeOut` while file pieces are queued: libevent's own writer, which sends a file chain with `sendfile`
     /// and stops a `writev` before one.
     ///
-    /// When a file follows bytes in memory (an answer's head), the socket is corked (`TCP_CORK`, nginx's
-    /// `tcp_nopush`) for the call: the head's `writev` and the `sendfile` after it leave in full segments, so a
-    /// small answer is one segment and wakes its client once, not a head segment and then a body segment.
-    /// Uncorking at the end sends what is left at once. Later calls (file after file) need no cork. A socket that
-    /// is not TCP (a unix listener's) refuses the option, which changes nothing.
+    /// When a file follows bytes in memory (an answer's head), those bytes go first with `MSG_MORE`: the kernel
+    /// holds them for what follows, and the `sendfile` after them sends both, so a small answer is one segment
+    /// and wakes its client once, not a head segment and then a body segment. That is what `TCP_CORK` (nginx's
+    /// `tcp_nopush`) around the writes would do, without its two `setsockopt` calls per answer. A unix socket
+    /// ignores the flag.
     func writeOutWithFiles(_ pending: Int) -> (remaining: Int, errno: Int32) {
-        let corked = corksNextWrite
-        corksNextWrite = false
-        if corked { Self.setCork(fd, true) }
-        defer { if corked { Self.setCork(fd, false) } }
         var remaining = pending
+        while bytesBeforeFile > 0 {
+            let (sent, _) = SocketWriter.send(output, fd: fd, upTo: bytesBeforeFile, flags: Int32(MSG_MORE))
+            if sent < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                if code == EAGAIN || code == EWOULDBLOCK { return (remaining, 0) }
+                return (remaining, code)
+            }
+            guard sent > 0 else { return (remaining, 0) }
+            output.drain(sent)
+            remaining -= sent
+            bytesBeforeFile -= sent
+        }
         while remaining > 0 {
             let sent: Int
             do {
@@ -45,10 +54,5 @@ extension SocketStream {
         }
         if remaining == 0 { sendsFiles = false }
         return (remaining, 0)
-    }
-
-    private static func setCork(_ fd: Int32, _ on: Bool) {
-        var value: Int32 = on ? 1 : 0
-        _ = setsockopt(fd, Int32(SOL_TCP), TCP_CORK, &value, socklen_t(MemoryLayout<Int32>.size))
     }
 }

@@ -54,8 +54,9 @@ public final class SocketStream: ByteStream {
     /// The output holds a file piece (`appendFile`): `evbuffer_peek` cannot show it, so writes go through
     /// `evbuffer_write` (`sendfile` for it, `writev` for the memory before it) until the output is empty.
     var sendsFiles = false
-    /// A file piece follows bytes in memory: the next `writeOutWithFiles` corks the socket around its writes.
-    var corksNextWrite = false
+    /// The bytes in memory before the first file piece (an answer's head), still to be sent with `MSG_MORE`
+    /// (`writeOutWithFiles`); 0 when none.
+    var bytesBeforeFile = 0
     /// `output` was above `writeLowWatermark` since the last drained report (or flush that brought it down).
     private var wasAboveLowWatermark = false
 

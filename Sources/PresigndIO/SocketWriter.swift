@@ -15,26 +15,38 @@ enum SocketWriter {
     static let maxWriteVectors = 64
 
     /// `send` for one piece, one copied piece for a few small ones, `sendmsg` otherwise (not `writev`, which goes
-    /// through the VFS layer); `MSG_NOSIGNAL` always. Returns what the socket took, or -1 (`errno` set; EAGAIN
-    /// when it took nothing), and how much was offered.
-    static func send(_ buffer: IOBuffer, fd: Int32) -> (sent: Int, offered: Int) {
+    /// through the VFS layer); `MSG_NOSIGNAL` always, and `flags`. `upTo`: at most that many bytes from the
+    /// buffer's start (nil: all it shows; a buffer with a file piece shows nothing past it, so the bytes before
+    /// one are offered with their count). Returns what the socket took, or -1 (`errno` set; EAGAIN when it took
+    /// nothing), and how much was offered.
+    static func send(
+        _ buffer: IOBuffer, fd: Int32, upTo limit: Int? = nil, flags: Int32 = 0
+    ) -> (sent: Int, offered: Int) {
         withUnsafeTemporaryAllocation(of: iovec.self, capacity: maxWriteVectors) { vectors in
             guard let base = vectors.baseAddress else { return (0, 0) }
             // evbuffer_peek answers how many vectors the whole buffer needs, which may be more than it filled.
-            let count = min(Int(evbuffer_peek(buffer.pointer, -1, nil, base, Int32(maxWriteVectors))), maxWriteVectors)
+            var count = min(
+                Int(evbuffer_peek(buffer.pointer, limit ?? -1, nil, base, Int32(maxWriteVectors))), maxWriteVectors)
             guard count > 0 else { return (0, 0) }
-            if count == 1 {
-                return (Glibc.send(fd, base[0].iov_base, base[0].iov_len, Int32(MSG_NOSIGNAL)), base[0].iov_len)
-            }
             var offered = 0
-            for index in 0..<count { offered += base[index].iov_len }
+            for index in 0..<count {
+                if let limit, offered + base[index].iov_len >= limit {
+                    base[index].iov_len = limit - offered  // the last piece peeked may run past the limit
+                    count = index + 1
+                    offered = limit
+                    break
+                }
+                offered += base[index].iov_len
+            }
+            let flags = flags | Int32(MSG_NOSIGNAL)
+            if count == 1 { return (Glibc.send(fd, base[0].iov_base, base[0].iov_len, flags), base[0].iov_len) }
             if offered <= coalesceLimit, let (destination, filled) = coalesce(base, count: count) {
-                return (Glibc.send(fd, destination, filled, Int32(MSG_NOSIGNAL)), filled)
+                return (Glibc.send(fd, destination, filled, flags), filled)
             }
             var message = msghdr()
             message.msg_iov = base
             message.msg_iovlen = count
-            return (sendmsg(fd, &message, Int32(MSG_NOSIGNAL)), offered)
+            return (sendmsg(fd, &message, flags), offered)
         }
     }
 

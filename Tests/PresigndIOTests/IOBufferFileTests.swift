@@ -20,6 +20,18 @@ struct IOBufferFileTests {
         return fd
     }
 
+    /// A stream on one end of a loopback TCP pair, and the other end (for the caller to close).
+    func tcpStream() throws -> (loop: EventLoop, stream: SocketStream, peer: Int32) {
+        let loop = try EventLoop(lockless: true)
+        let (left, right) = try tcpPair()
+        do {
+            return (loop, try SocketStream(loop: loop, fd: left, maxRead: 64 * 1024), right)
+        } catch {
+            close(right)
+            throw error
+        }
+    }
+
     @Test func aStreamSendsFilePiecesBetweenMemoryBytesInOrderAndClosesTheirDescriptors() throws {
         let scratch = try TemporaryDirectory()
         let file = pattern(3 * 1024 * 1024 + 11, seed: 5)
@@ -59,16 +71,16 @@ struct IOBufferFileTests {
         }
     }
 
-    /// A head and a small file body are written corked (`TCP_CORK`, one segment); the cork never outlives the
-    /// write (a socket left corked would hold a later answer's last segment for 200 ms). Loopback delivers both
-    /// writes before the peer reads either, so the segmentation itself is not what this can see.
+    /// A head and a small file body: the head goes with `MSG_MORE` (held for the body, one segment), and the
+    /// socket is never left corked (a corked socket would hold a later answer's last segment for 200 ms).
+    /// Loopback delivers both writes before the peer reads either, so the segmentation itself is not what this
+    /// can see.
     @Test func aHeadAndASmallFileArriveWholeAndTheSocketIsNotLeftCorked() throws {
         let scratch = try TemporaryDirectory()
         let file = pattern(1024, seed: 9)
-        let loop = try EventLoop(lockless: true)
-        let (left, right) = try tcpPair()
+        let (_, stream, right) = try tcpStream()
         defer { close(right) }
-        let stream = try SocketStream(loop: loop, fd: left, maxRead: 64 * 1024)
+        let left = stream.fd
         for round in 0..<3 {
             let head = Array("HTTP/1.1 200 OK\r\nContent-Length: 1024\r\nx-round: \(round)\r\n\r\n".utf8)
             try stream.output.append(head)
@@ -85,6 +97,36 @@ struct IOBufferFileTests {
             #expect(got == head.count + file.count, "round \(round): read \(got) bytes")
             #expect(Array(buffer[..<max(got, 0)]) == head + file)
         }
+    }
+
+    /// Bytes before a file piece larger than the scratch copy and than the socket takes at once, in several
+    /// appends, then the file, twice over (two pipelined answers): the head is sent with `MSG_MORE` across
+    /// several calls and full sockets, and everything arrives once, in order.
+    @Test func aLargeHeadBeforeAFileArrivesInOrderOverTCPWhenTheSocketFills() throws {
+        let scratch = try TemporaryDirectory()
+        let file = pattern(300_000, seed: 3)
+        let (loop, stream, right) = try tcpStream()
+        defer { close(right) }
+        var expected: [UInt8] = []
+        for answer in 0..<2 {
+            for piece in 0..<40 {
+                let bytes = pattern(50_000, seed: answer * 100 + piece)
+                try stream.output.append(bytes)
+                expected += bytes
+            }
+            try stream.appendFile(
+                descriptor: try unlinkedFile(file, in: scratch), offset: answer * 1000, length: 200_000)
+            expected += file[(answer * 1000)..<(answer * 1000 + 200_000)]
+        }
+        var received: [UInt8] = []
+        _ = try runLoop(loop, milliseconds: 20_000) {
+            stream.flush()
+            drainSocket(right, into: &received)
+            return received.count >= expected.count
+        }
+        #expect(received.count == expected.count)
+        #expect(received == expected)
+        #expect(stream.output.count == 0)
     }
 
     @Test func aPlainBufferMapsTheFileAndCopiesOutTheSameBytes() throws {

@@ -24,12 +24,14 @@ extension SocketStream {
     /// When a file follows bytes in memory (an answer's head), those bytes go first with `MSG_MORE`: the kernel
     /// holds them for what follows, and the `sendfile` after them sends both, so a small answer is one segment
     /// and wakes its client once, not a head segment and then a body segment. That is what `TCP_CORK` (nginx's
-    /// `tcp_nopush`) around the writes would do, without its two `setsockopt` calls per answer. A unix socket
-    /// ignores the flag.
+    /// `tcp_nopush`) around the writes would do, without its two `setsockopt` calls per answer. The flag is set
+    /// only while bytes follow in the output: held bytes with nothing after them would wait for the next answer.
+    /// A unix socket ignores the flag.
     func writeOutWithFiles(_ pending: Int) -> (remaining: Int, errno: Int32) {
         var remaining = pending
         while bytesBeforeFile > 0 {
-            let (sent, _) = SocketWriter.send(output, fd: fd, upTo: bytesBeforeFile, flags: Int32(MSG_MORE))
+            let more = remaining > bytesBeforeFile ? Int32(MSG_MORE) : 0
+            let (sent, offered) = SocketWriter.send(output, fd: fd, upTo: bytesBeforeFile, flags: more)
             if sent < 0 {
                 let code = errno
                 if code == EINTR { continue }
@@ -40,6 +42,7 @@ extension SocketStream {
             output.drain(sent)
             remaining -= sent
             bytesBeforeFile -= sent
+            if sent < offered { return (remaining, 0) }  // the socket buffer is full
         }
         while remaining > 0 {
             let sent: Int

@@ -130,15 +130,16 @@ struct SocketStreamTimeoutTests {
     }
 
     @Test func noWriteTimeoutWhileThePeerReadsSlowly() throws {
-        // The peer takes 64 KiB every 30 ms against a 100 ms write timeout: progress keeps moving the deadline.
+        // The peer takes 64 KiB every 30 ms against a 400 ms write timeout: the transfer takes about 2 s, five
+        // timeouts, so progress must keep moving the deadline (the margin absorbs a loop stalled under ASan).
         let loop = try EventLoop(lockless: true)
         let (fd, peer) = socketPair()
         defer { close(peer) }
         let stream = try SocketStream(loop: loop, fd: fd, maxRead: 65536)
         let recorder = StreamRecorder()
         stream.delegate = recorder
-        stream.setTimeouts(readMilliseconds: 0, writeMilliseconds: 100)
-        let payload = pattern(2 * 1024 * 1024, seed: 6)
+        stream.setTimeouts(readMilliseconds: 0, writeMilliseconds: 400)
+        let payload = pattern(4 * 1024 * 1024, seed: 6)
         try stream.output.append(payload)
         stream.flush()
         var received: [UInt8] = []

@@ -35,7 +35,7 @@ public enum Cacheability {
         guard method == "GET" || method == "HEAD" else { return .bypass(.method) }
         guard queryNames.allSatisfy(cacheableQueryNames.contains) else { return .bypass(.queryParameter) }
         // SSE-C: the object can only be read with the client's key, which the cache would not check.
-        for (name, _) in headers where ASCII.lowercased(name).hasPrefix("x-amz-server-side-encryption-customer-") {
+        for (name, _) in headers where ASCII.hasLowercasePrefix(name, "x-amz-server-side-encryption-customer-") {
             return .bypass(.customerKey)
         }
         let directives = cacheControl(headers)

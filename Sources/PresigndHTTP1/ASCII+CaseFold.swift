@@ -24,7 +24,13 @@ extension ASCII {
     public static func uppercased(_ text: String) -> String { folded(text, uppercased) }
 
     private static func folded(_ text: String, _ fold: (UInt8) -> UInt8) -> String {
-        guard text.utf8.contains(where: { fold($0) != $0 }) else { return text }
+        // Native strings are contiguous: an indexed loop, not the UTF-8 view's iterator and a closure per byte.
+        let unchanged =
+            text.utf8.withContiguousStorageIfAvailable { bytes in
+                for index in 0..<bytes.count where fold(bytes[index]) != bytes[index] { return false }
+                return true
+            } ?? !text.utf8.contains(where: { fold($0) != $0 })
+        guard !unchanged else { return text }
         let count = text.utf8.count
         // Folding ASCII letters keeps the bytes valid UTF-8.
         return String(unsafeUninitializedCapacity: count) { buffer in
@@ -68,6 +74,20 @@ extension ASCII {
     public static func equalsLowercase(_ text: String, _ literal: StaticString) -> Bool {
         if let result = text.utf8.withContiguousStorageIfAvailable({ equalsLowercase($0, literal) }) { return result }
         return equalsLowercase(text.utf8, literal)
+    }
+
+    /// Whether `text` starts with `literal` ignoring ASCII case (`literal` must be lower case), without the
+    /// lower-cased copy `lowercased(text).hasPrefix(literal)` would allocate for a name with capitals.
+    @inlinable
+    public static func hasLowercasePrefix(_ text: String, _ literal: StaticString) -> Bool {
+        let length = literal.utf8CodeUnitCount
+        guard text.utf8.count >= length else { return false }
+        if let result = text.utf8.withContiguousStorageIfAvailable({
+            equalsLowercase(UnsafeBufferPointer(rebasing: $0[..<length]), literal)
+        }) {
+            return result
+        }
+        return equalsLowercase(text.utf8.prefix(length), literal)
     }
 
     /// Whether two strings are equal ignoring ASCII case (field names and coding tokens, RFC 9110 §5.1, §7.8).

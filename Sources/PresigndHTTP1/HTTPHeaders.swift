@@ -7,12 +7,24 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     /// A nominal type rather than the tuple: an array of it is destroyed by compiled code, while an
     /// array of `(String, String)` tuples goes through the runtime's generic tuple witnesses
     /// (measurable per request on the proxy's hot path).
-    fileprivate struct Field: Equatable {
-        var name: String
-        var value: String
+    ///
+    /// Reachable from inlinable code: iteration and lookups are inlined into their callers (the rewriter, the
+    /// policy's header checks, the signer), so a field is read in place instead of being retained and released
+    /// by a call into this module for every field of every request.
+    @usableFromInline
+    internal struct Field: Equatable, Sendable {
+        @usableFromInline var name: String
+        @usableFromInline var value: String
+
+        @usableFromInline
+        init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
     }
 
-    private var fields: [Field]
+    @usableFromInline
+    internal var fields: [Field]
 
     public init() { fields = [] }
 
@@ -55,6 +67,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     }
 
     /// The value of the first field named `name`.
+    @inlinable
     public subscript(name: String) -> String? {
         fields.first { ASCII.equalsIgnoringCase($0.name, name) }?.value
     }
@@ -75,19 +88,28 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         fields.compactMap { ASCII.equalsIgnoringCase($0.name, name) ? $0.value : nil }
     }
 
+    @inlinable
     public func contains(name: String) -> Bool {
         fields.contains { ASCII.equalsIgnoringCase($0.name, name) }
     }
 
     public struct Iterator: IteratorProtocol {
-        fileprivate var fields: IndexingIterator<[Field]>
+        @usableFromInline
+        internal var fields: IndexingIterator<[Field]>
 
+        @usableFromInline
+        init(fields: IndexingIterator<[Field]>) {
+            self.fields = fields
+        }
+
+        @inlinable
         public mutating func next() -> Element? {
             guard let field = fields.next() else { return nil }
             return (name: field.name, value: field.value)
         }
     }
 
+    @inlinable
     public func makeIterator() -> Iterator { Iterator(fields: fields.makeIterator()) }
 
     public var underestimatedCount: Int { fields.count }

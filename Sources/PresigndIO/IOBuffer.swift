@@ -63,15 +63,25 @@ public struct IOBuffer {
 
     /// Calls `body` with the first contiguous segment (empty when nothing is buffered) and the total number of
     /// buffered bytes, which may be more than the segment holds.
+    /// Inlinable so that each caller's closure is specialized in place: every decoder step goes through here.
+    @inlinable
     public func withFirstSegment<T, E: Error>(
         _ body: (UnsafeRawBufferPointer, _ available: Int) throws(E) -> T
     ) throws(E) -> T {
+        let (segment, available) = firstSegment()
+        return try body(segment, available)
+    }
+
+    /// The first contiguous segment and the total buffered; only `withFirstSegment` hands the pointer on, for
+    /// the length of its call.
+    @usableFromInline
+    internal func firstSegment() -> (UnsafeRawBufferPointer, Int) {
         let available = evbuffer_get_length(pointer)
         var vector = iovec()
         guard available > 0, evbuffer_peek(pointer, -1, nil, &vector, 1) > 0 else {
-            return try body(UnsafeRawBufferPointer(start: nil, count: 0), 0)
+            return (UnsafeRawBufferPointer(start: nil, count: 0), 0)
         }
-        return try body(UnsafeRawBufferPointer(start: vector.iov_base, count: vector.iov_len), available)
+        return (UnsafeRawBufferPointer(start: vector.iov_base, count: vector.iov_len), available)
     }
 
     /// Calls `body` with each contiguous segment of the first `count` bytes (or all, when fewer are buffered), in

@@ -47,6 +47,20 @@ import Testing
         #expect(ASCII.equalsIgnoringCase("ETag", "etag") && !ASCII.equalsIgnoringCase("ETag", "etags"))
     }
 
+    /// The prefix test compares in place, ignoring ASCII case only, and never reads past a short name.
+    @Test func aLowercasePrefixIsFoundInAnyCaseAndOnlyInASCII() {
+        #expect(ASCII.hasLowercasePrefix("X-Amz-Server-Side-Encryption-Customer-Key", "x-amz-server-side-encryption-"))
+        #expect(ASCII.hasLowercasePrefix("x-amz-checksum-crc32", "x-amz-checksum-"))
+        #expect(ASCII.hasLowercasePrefix("IF-", "if-"))
+        #expect(!ASCII.hasLowercasePrefix("If", "if-"))
+        #expect(!ASCII.hasLowercasePrefix("", "if-"))
+        #expect(!ASCII.hasLowercasePrefix("X-Amz-Date", "x-amz-checksum-"))
+        #expect(!ASCII.hasLowercasePrefix("\u{212A}-Amz", "k-amz"))
+        // A bridged-like (non-contiguous) view takes the sequence path with the same answers.
+        let sub = Substring("If-Match").utf8
+        #expect(ASCII.equalsLowercase(sub.prefix(3), "if-"))
+    }
+
     @Test func tokenBytesAreExactlyTchar() {
         let tchar = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
         for byte in UInt8.min...UInt8.max {

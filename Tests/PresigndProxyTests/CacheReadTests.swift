@@ -49,6 +49,16 @@ import Testing
         #expect(head.fields["X-Cache"] == "HIT")
     }
 
+    /// The client's own preconditions, in any case, are recognised by name; other `If…` and lookalike names are not.
+    @Test func preconditionFieldsAreRecognisedInAnyCase() {
+        for name in ["If-Match", "if-none-match", "IF-MODIFIED-SINCE", "If-Unmodified-Since", "If-Range"] {
+            #expect(CacheRead.isPrecondition(name), "\(name)")
+        }
+        for name in ["If", "If-", "If-Matches", "X-If-Match", "Range", "", "If-None-Match2"] {
+            #expect(!CacheRead.isPrecondition(name), "\(name)")
+        }
+    }
+
     @Test func aRangeIsAnsweredFromTheSlicesItCovers() {
         let decided = Self.decide("GET", ["Range": "bytes=65530-65545"])
         guard case .local(let head) = decided else {

@@ -91,8 +91,9 @@ final class CacheFill {
         let upper = min(widened.wanted.upperBound, range.bytes.upperBound)
         var fields = HTTPHeaders()
         for (name, value) in parsed.headers {
-            let lowered = ASCII.lowercased(name)
-            if lowered != "content-range" && lowered != "content-length" { fields.add(name: name, value: value) }
+            if !ASCII.equalsLowercase(name, "content-range") && !ASCII.equalsLowercase(name, "content-length") {
+                fields.add(name: name, value: value)
+            }
         }
         if lower >= range.size {
             // The client's range starts past the object's end (the widened one did not): 416, as S3 answers it.

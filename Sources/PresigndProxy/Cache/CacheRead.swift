@@ -108,9 +108,11 @@ enum CacheRead: Equatable {
 
     /// RFC 9110 §13.1 preconditions.
     static func isPrecondition(_ name: String) -> Bool {
-        let lower = ASCII.lowercased(name)
-        return lower == "if-match" || lower == "if-none-match" || lower == "if-modified-since"
-            || lower == "if-unmodified-since" || lower == "if-range"
+        // Asked of every field of every cached GET: compared in place, no lower-cased copy.
+        guard ASCII.hasLowercasePrefix(name, "if-") else { return false }
+        return ASCII.equalsLowercase(name, "if-match") || ASCII.equalsLowercase(name, "if-none-match")
+            || ASCII.equalsLowercase(name, "if-modified-since") || ASCII.equalsLowercase(name, "if-unmodified-since")
+            || ASCII.equalsLowercase(name, "if-range")
     }
 
     /// What an upstream answer to a revalidation means for the request (issue 23 §3): a 304 is answered from the

@@ -191,15 +191,14 @@ extension ClientConnection {
             if let composition = fill.composition {
                 // Only the missing run, and only of the stored version (a changed object answers 412).
                 plan.request.headers.removeAll {
-                    let name = ASCII.lowercased($0.name)
-                    return name == "range" || name == "if-match"
+                    ASCII.equalsLowercase($0.name, "range") || ASCII.equalsLowercase($0.name, "if-match")
                 }
                 plan.request.headers.append(("Range", SliceLayout.rangeField(composition.run)))
                 plan.request.headers.append(("If-Match", composition.version.etag))
             } else if let widened = fill.widened {
                 // Whole slices upstream, so every byte fetched can be kept; the client gets its own range.
                 for index in plan.request.headers.indices
-                where ASCII.lowercased(plan.request.headers[index].name) == "range" {
+                where ASCII.equalsLowercase(plan.request.headers[index].name, "range") {
                     plan.request.headers[index].value = widened.field
                 }
             }

@@ -88,7 +88,7 @@ extension ClientConnection {
                 }
                 // The trailer's checksum travels as a header, where S3 and R2 accept it.
                 for (name, value) in exchange.awsDecoder?.trailers ?? HTTPHeaders()
-                where ASCII.lowercased(name).hasPrefix("x-amz-checksum-") {
+                where ASCII.hasLowercasePrefix(name, "x-amz-checksum-") {
                     plan.request.headers.append((name, value))
                 }
             }

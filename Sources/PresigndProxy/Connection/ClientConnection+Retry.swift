@@ -220,13 +220,14 @@ extension ClientConnection {
     }
 
     /// A final answer goes to the client: the retry budget hears how the request went, the machine gets the head.
-    func answerArrived(_ head: ResponseHead, _ exchange: Exchange, code: String? = nil) {
-        if AttemptOutcome.answered(status: head.status, code: code).retryReason == nil {
+    func answerArrived(_ head: consuming ResponseHead, _ exchange: Exchange, code: String? = nil) {
+        let status = head.status
+        if AttemptOutcome.answered(status: status, code: code).retryReason == nil {
             worker.retryBudget.succeeded(afterRetries: max(0, exchange.ops.attempts - 1))
         }
-        exchange.responseHead = head
-        exchange.responseStatus = head.status  // what the client gets (a cached head, a 416 of a widened range)
-        let bodyless = exchange.method == "HEAD" || head.status == 204 || head.status == 304
+        exchange.responseHead = consume head  // moved into the exchange, taken out by `writeResponseHead`
+        exchange.responseStatus = status  // what the client gets (a cached head, a 416 of a widened range)
+        let bodyless = exchange.method == "HEAD" || status == 204 || status == 304
         handle(.responseHead(ResponseStart(framing: exchange.responseDecoder.framing, isBodyless: bodyless)))
     }
 }

@@ -66,6 +66,8 @@ public protocol ByteStream: AnyObject {
     func setTimeouts(readMilliseconds: Int, writeMilliseconds: Int)
     /// Writes what `output` holds now if the peer takes it, and leaves the rest to the loop.
     func flush()
+    /// Appends `bytes` to the output; a plain socket with nothing queued sends them at once instead (`send`).
+    func write(_ bytes: [UInt8]) throws(IOError)
     /// Closes now; unsent output is dropped. No delegate call follows. Idempotent.
     func close()
     /// Closes so that the peer sees a reset (`SO_LINGER` 0) instead of a FIN: for a body that cannot be marked

@@ -30,7 +30,14 @@ public struct IOBuffer {
     }
 
     public func append(_ bytes: [UInt8]) throws(IOError) {
-        let status = bytes.withUnsafeBytes { raw in evbuffer_add(pointer, raw.baseAddress, raw.count) }
+        try append(bytes, from: 0)
+    }
+
+    /// Appends `bytes[offset...]` (what a direct send left).
+    public func append(_ bytes: [UInt8], from offset: Int) throws(IOError) {
+        precondition(offset >= 0 && offset <= bytes.count, "offset outside the bytes")
+        guard offset < bytes.count else { return }
+        let status = bytes.withUnsafeBytes { raw in evbuffer_add(pointer, raw.baseAddress! + offset, raw.count - offset) }
         guard status == 0 else { throw .outOfMemory("evbuffer_add") }
     }
 

@@ -45,8 +45,8 @@ extension ClientConnection: UpstreamConnectionDelegate {
         connection.enableReading()
         exchange.upstream = connection
         do {
-            try connection.output.append(exchange.encodedHead)
-            if let kept = exchange.retry.body, !kept.isEmpty { try connection.output.append(kept) }
+            try connection.write(exchange.encodedHead)
+            if let kept = exchange.retry.body, !kept.isEmpty { try connection.write(kept) }
         } catch {
             connection.free()
             exchange.upstream = nil

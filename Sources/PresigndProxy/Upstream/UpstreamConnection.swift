@@ -145,6 +145,12 @@ final class UpstreamConnection: StreamDelegate {
         if case .open(let stream) = state { stream.disableReading() }
     }
 
+    /// Sends `bytes` after whatever waits: at once on an open plain stream with nothing queued
+    /// (`SocketStream.write`), else queued (while connecting, in `pending`).
+    func write(_ bytes: [UInt8]) throws(IOError) {
+        if case .open(let stream) = state { try stream.write(bytes) } else { try output.append(bytes) }
+    }
+
     /// Writes pending output now where the stream can.
     func flush() {
         if case .open(let stream) = state { stream.flush() }

@@ -59,82 +59,76 @@ struct SocketStreamFlushTests {
         #expect(sameBytes(try flushThrough(pieces: pieces), Array(pieces.joined())))
     }
 
-    /// `write` sends at once when nothing is queued: the bytes reach the peer before any flush or loop turn, and
-    /// the output stays empty.
-    @Test func aWriteWithNothingQueuedIsSentAtOnce() throws {
+    /// A stream over a socket pair with a recorder as its delegate, closed after `body`.
+    private func withStream(_ body: (EventLoop, SocketStream, Int32, StreamRecorder) throws -> Void) throws {
         let loop = try EventLoop(lockless: true)
         let (fd, peer) = socketPair()
         defer { close(peer) }
         let stream = try SocketStream(loop: loop, fd: fd, maxRead: 65536)
-        let head = pattern(700, seed: 7)
-        try stream.write(head)
-        #expect(stream.output.count == 0)
-        var received: [UInt8] = []
-        _ = drainSocket(peer, into: &received)
-        #expect(sameBytes(received, head))
-        stream.close()
+        defer { stream.close() }
+        let recorder = StreamRecorder()
+        stream.delegate = recorder
+        try body(loop, stream, peer, recorder)
     }
 
-    /// Bytes already queued go first: a write behind them is queued, not sent past them.
-    @Test func aWriteBehindQueuedBytesKeepsTheOrder() throws {
-        let loop = try EventLoop(lockless: true)
-        let (fd, peer) = socketPair()
-        defer { close(peer) }
-        let stream = try SocketStream(loop: loop, fd: fd, maxRead: 65536)
-        let first = pattern(300, seed: 8)
-        let second = pattern(900, seed: 9)
-        try stream.output.append(first)
-        try stream.write(second)
-        #expect(stream.output.count == first.count + second.count)
+    /// Flushes and runs the loop until the peer has read `count` bytes and the output is empty; what it read.
+    private func receive(_ count: Int, from stream: SocketStream, peer: Int32, loop: EventLoop) throws -> [UInt8] {
         var received: [UInt8] = []
         stream.flush()
         try runLoop(loop, milliseconds: 20_000) {
             drainSocket(peer, into: &received)
-            return received.count >= first.count + second.count && stream.output.count == 0
+            return received.count >= count && stream.output.count == 0
         }
-        #expect(sameBytes(received, first + second))
-        stream.close()
+        return received
+    }
+
+    /// `write` sends at once when nothing is queued: the bytes reach the peer before any flush or loop turn, and
+    /// the output stays empty.
+    @Test func aWriteWithNothingQueuedIsSentAtOnce() throws {
+        try withStream { _, stream, peer, _ in
+            let head = pattern(700, seed: 7)
+            try stream.write(head)
+            #expect(stream.output.count == 0)
+            var received: [UInt8] = []
+            _ = drainSocket(peer, into: &received)
+            #expect(sameBytes(received, head))
+        }
+    }
+
+    /// Bytes already queued go first: a write behind them is queued, not sent past them.
+    @Test func aWriteBehindQueuedBytesKeepsTheOrder() throws {
+        try withStream { loop, stream, peer, _ in
+            let (first, second) = (pattern(300, seed: 8), pattern(900, seed: 9))
+            try stream.output.append(first)
+            try stream.write(second)
+            #expect(stream.output.count == first.count + second.count)
+            #expect(sameBytes(try receive(1200, from: stream, peer: peer, loop: loop), first + second))
+        }
     }
 
     /// More than the socket takes: the rest is queued, and later writes queue behind it; the peer reads every
     /// byte once, in order.
     @Test func aWriteLargerThanTheSocketQueuesTheRestInOrder() throws {
-        let loop = try EventLoop(lockless: true)
-        let (fd, peer) = socketPair()
-        defer { close(peer) }
-        let stream = try SocketStream(loop: loop, fd: fd, maxRead: 65536)
-        let recorder = StreamRecorder()
-        stream.delegate = recorder
-        let big = pattern(3_000_000, seed: 10)
-        let after = pattern(5000, seed: 11)
-        try stream.write(big)
-        #expect(stream.output.count > 0)  // the socket pair's buffer holds far less than 3 MB
-        #expect(stream.output.count < big.count)  // but it took something at once
-        try stream.write(after)
-        stream.flush()
-        var received: [UInt8] = []
-        try runLoop(loop, milliseconds: 20_000) {
-            drainSocket(peer, into: &received)
-            return received.count >= big.count + after.count && stream.output.count == 0
+        try withStream { loop, stream, peer, recorder in
+            let (big, after) = (pattern(3_000_000, seed: 10), pattern(5000, seed: 11))
+            try stream.write(big)
+            #expect(stream.output.count > 0)  // the socket pair's buffer holds far less than 3 MB
+            #expect(stream.output.count < big.count)  // but it took something at once
+            try stream.write(after)
+            #expect(sameBytes(try receive(big.count + after.count, from: stream, peer: peer, loop: loop), big + after))
+            #expect(recorder.ends.isEmpty)
         }
-        #expect(sameBytes(received, big + after))
-        #expect(recorder.ends.isEmpty)
-        stream.close()
     }
 
-    /// A peer that is gone: the write queues what it could not send and the failure comes as any write's does.
+    /// A peer that no longer reads: the write queues what it could not send and the failure comes as any write's does.
     @Test func aWriteToAClosedPeerEndsTheStreamAsAReset() throws {
-        let loop = try EventLoop(lockless: true)
-        let (fd, peer) = socketPair()
-        let stream = try SocketStream(loop: loop, fd: fd, maxRead: 65536)
-        let recorder = StreamRecorder()
-        stream.delegate = recorder
-        close(peer)
-        try stream.write(pattern(100, seed: 12))
-        #expect(stream.output.count == 100)
-        stream.flush()
-        try runLoop(loop, milliseconds: 5000) { !recorder.ends.isEmpty }
-        #expect(recorder.ends == [.reset])
-        stream.close()
+        try withStream { loop, stream, peer, recorder in
+            shutdown(peer, Int32(SHUT_RDWR))  // gone for reading (closed by `withStream`, once)
+            try stream.write(pattern(100, seed: 12))
+            #expect(stream.output.count == 100)
+            stream.flush()
+            try runLoop(loop, milliseconds: 5000) { !recorder.ends.isEmpty }
+            #expect(recorder.ends == [.reset])
+        }
     }
 }

@@ -70,6 +70,7 @@ public struct IOBuffer {
 
     /// Calls `body` with the first contiguous segment (empty when nothing is buffered) and the total number of
     /// buffered bytes, which may be more than the segment holds.
+    ///
     /// Inlinable so that each caller's closure is specialized in place: every decoder step goes through here.
     @inlinable
     public func withFirstSegment<T, E: Error>(

@@ -108,9 +108,8 @@ enum CacheRead: Equatable {
 
     /// RFC 9110 §13.1 preconditions.
     static func isPrecondition(_ name: String) -> Bool {
-        // Asked of every field of every cached GET: compared in place, no lower-cased copy.
-        guard ASCII.hasLowercasePrefix(name, "if-") else { return false }
-        return ASCII.equalsLowercase(name, "if-match") || ASCII.equalsLowercase(name, "if-none-match")
+        // Asked of every field of every cached GET: compared in place (length first), no lower-cased copy.
+        ASCII.equalsLowercase(name, "if-match") || ASCII.equalsLowercase(name, "if-none-match")
             || ASCII.equalsLowercase(name, "if-modified-since") || ASCII.equalsLowercase(name, "if-unmodified-since")
             || ASCII.equalsLowercase(name, "if-range")
     }

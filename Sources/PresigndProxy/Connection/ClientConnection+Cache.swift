@@ -254,7 +254,7 @@ extension ClientConnection {
     /// The head to send the client for the upstream's final answer: the exchange's revalidation, if any, decides;
     /// a fill starts cutting slices when the answer may be kept.
     /// Nil when a widened range's answer does not hold the client's bytes (the caller fails the request).
-    func throughCache(_ head: ResponseHead, _ exchange: Exchange) -> ResponseHead? {
+    func throughCache(_ head: consuming ResponseHead, _ exchange: Exchange) -> ResponseHead? {
         if let fill = exchange.cacheFill {
             let sent = fill.begin(head, now: CredentialRefresher.wallClockMilliseconds())
             if sent != nil, let composition = fill.composition {

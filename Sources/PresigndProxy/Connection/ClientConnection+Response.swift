@@ -177,10 +177,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
                     continue
                 }
                 worker.observeUpstreamDate(head, upstream: exchange.upstreamIndex, settings: settings, always: false)
-                if exchange.cacheFill == nil && exchange.cacheRevalidation == nil {
-                    answerArrived(head, exchange)  // moved on as it is: no copy of its fields
-                    continue
-                }
+                // Moved through (its last use): without a fill or revalidation it reaches the exchange uncopied.
                 guard let sent = throughCache(head, exchange) else {
                     handle(.failed(exchange.cacheFill?.failure ?? .upstreamProtocol("the range answer does not fit")))
                     return

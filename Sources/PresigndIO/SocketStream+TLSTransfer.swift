@@ -97,6 +97,27 @@ extension SocketStream {
 
     // MARK: Writing
 
+    /// `write`'s direct send over TLS: `SSL_write` from the caller's bytes while the connection carries data and
+    /// no call waits (no wait on the other direction, no write to repeat), until OpenSSL stops taking them. Returns
+    /// how many it took. The call that stopped is repeated by the `flush` that sends the rest from the output: it
+    /// offers at least what that call offered (`tlsRetryLength`), and meets its failure, if it was one.
+    func sendTLS(_ ssl: OpaquePointer, _ bytes: UnsafeRawBufferPointer) -> Int {
+        guard case .established = tlsPhase, tlsWait == .none, tlsRetryLength == 0, let base = bytes.baseAddress
+        else { return 0 }
+        OpenSSLError.clear()  // as in `readTLS`
+        var sent = 0
+        while sent < bytes.count {
+            let offered = min(bytes.count - sent, maxWrite)
+            let written = Int(SSL_write(ssl, base + sent, Int32(clamping: offered)))
+            guard written > 0 else {
+                tlsRetryLength = offered
+                break
+            }
+            sent += written
+        }
+        return sent
+    }
+
     /// `writeOut` over TLS: `SSL_write` from the start of `output` until it is empty or OpenSSL must wait.
     func writeOutTLS(_ ssl: OpaquePointer, _ pending: Int) -> (remaining: Int, failure: StreamEnd?) {
         var remaining = pending

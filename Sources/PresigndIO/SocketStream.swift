@@ -206,16 +206,18 @@ public final class SocketStream: ByteStream {
 
     // MARK: Writing
 
-    /// Appends `bytes` to the output. On a plain socket with nothing queued (no bytes, no file piece, no armed
-    /// write) they are sent at once from the caller's array and only what the socket does not take is queued, in
-    /// order, for `flush` and the loop: a request head on an idle keep-alive connection is then neither copied into
-    /// the output buffer nor given a buffer chain of its own (a 1 KiB allocation per request, from glibc's slow
-    /// path when many exchanges are in flight). A send that fails queues everything, so the `flush` that follows
-    /// meets the failure and reports it as any write's failure is reported.
+    /// Appends `bytes` to the output. With nothing queued (no bytes, no file piece, no armed write) they are sent
+    /// at once from the caller's array, on a plain socket or over an established TLS connection (`sendTLS`), and
+    /// only what the socket does not take is queued, in order, for `flush` and the loop: a request head on an idle
+    /// keep-alive connection is then neither copied into the output buffer nor given a buffer chain of its own (a
+    /// 1 KiB allocation per request, from glibc's slow path when many exchanges are in flight). A send that fails
+    /// queues everything, so the `flush` that follows meets the failure and reports it as any write's failure is
+    /// reported.
     public func write(_ bytes: [UInt8]) throws(IOError) {
         var sent = 0
-        if ssl == nil, !closed, !sendsFiles, !isWriteArmed, !bytes.isEmpty, output.count == 0 {
+        if !closed, !sendsFiles, !isWriteArmed, !bytes.isEmpty, output.count == 0 {
             sent = bytes.withUnsafeBytes { raw in
+                if let ssl { return sendTLS(ssl, raw) }
                 while true {
                     let result = Glibc.send(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL))
                     if result < 0 && errno == EINTR { continue }

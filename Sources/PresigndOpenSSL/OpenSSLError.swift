@@ -32,8 +32,12 @@ public struct OpenSSLError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 
     /// Empties the calling thread's queue without reading it (after calls whose failure is not an error, such as
-    /// `SSL_shutdown` on a connection the peer already closed).
+    /// `SSL_shutdown` on a connection the peer already closed, and before each `SSL_read`/`SSL_write`, whose
+    /// `SSL_get_error` needs an empty queue). An empty queue is left alone: `ERR_peek_error` reads two indices,
+    /// while `ERR_clear_error` rewrites all sixteen slots (about 750 instructions and a dozen cache lines, twice
+    /// per proxied request over TLS).
     public static func clear() {
+        guard ERR_peek_error() != 0 else { return }
         ERR_clear_error()
     }
 

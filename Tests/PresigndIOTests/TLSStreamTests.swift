@@ -61,6 +61,43 @@ struct TLSStreamTests {
         client.stream.close()
     }
 
+    /// `write` on an established connection with nothing queued goes to `SSL_write` from the caller's bytes: the
+    /// output stays empty, and the server gets the bytes (it echoes them back).
+    @Test func aWriteWithNothingQueuedIsSentAtOnce() throws {
+        let head = pattern(900, seed: 3)
+        try echoed(head) { client in
+            try client.stream.write(head)
+            #expect(client.stream.output.count == 0, "sent from the array, not queued")
+        }
+    }
+
+    /// Writes larger than one record, one after the other: whatever `SSL_write` did not take is queued, and every
+    /// byte arrives once, in order.
+    @Test func directWritesKeepTheOrderOfEveryByte() throws {
+        let all = pattern(1_200_000, seed: 13)
+        try echoed(all) { client in
+            for range in [0..<500_000, 500_000..<500_100, 500_100..<all.count] {
+                try client.stream.write(Array(all[range]))
+            }
+            client.stream.flush()
+        }
+    }
+
+    /// Connects to a server that echoes `bytes.count` bytes and then sends close_notify, lets `send` write, and
+    /// checks that the echo is `bytes` and the stream's end an end of file.
+    private func echoed(_ bytes: [UInt8], send: (Client) throws -> Void) throws {
+        let fixture = try #require(TLSFixture.shared)
+        let server = try TLSServer(fixture: fixture, ending: .closeNotify, echoBytes: bytes.count)
+        defer { server.stop() }
+        let client = try Client(port: server.port, fixture: fixture)
+        #expect(client.handshake == .success(false))
+        try send(client)
+        try runLoop(client.loop, milliseconds: 20_000) { !client.recorder.ends.isEmpty }
+        #expect(sameBytes(client.recorder.received, bytes))
+        #expect(client.recorder.ends == [.endOfFile])
+        client.stream.close()
+    }
+
     @Test func aWrongHostnameFailsTheHandshakeWithTheReason() throws {
         let fixture = try #require(TLSFixture.shared)
         let server = try TLSServer(fixture: fixture, ending: .closeNotify)

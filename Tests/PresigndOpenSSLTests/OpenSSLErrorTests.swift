@@ -24,4 +24,16 @@ import Testing
         #expect(code != 0)
         #expect(OpenSSLError.describe(code) == OpenSSLError.drain("BIO_new_file").reasons.first)
     }
+
+    @Test func clearEmptiesAQueueThatHoldsErrorsAndLeavesAnEmptyOneEmpty() {
+        _ = OpenSSLError.drain("before")
+        OpenSSLError.clear()
+        #expect(ERR_peek_error() == 0)
+        _ = BIO_new_file("/nonexistent-presignd-test/ca.pem", "r")
+        _ = BIO_new_file("/nonexistent-presignd-test/other.pem", "r")
+        #expect(ERR_peek_error() != 0)
+        OpenSSLError.clear()
+        #expect(ERR_peek_error() == 0, "every entry went, not only the first")
+        #expect(OpenSSLError.drain("after").reasons.isEmpty)
+    }
 }

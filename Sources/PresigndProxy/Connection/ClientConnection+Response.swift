@@ -53,6 +53,11 @@ extension ClientConnection: UpstreamConnectionDelegate {
             handle(.upstreamFailed(.internalError("\(error)"), retryable: false))
             return
         }
+        // Sent, or copied into the output: the head's buffer serves the next exchange's head (a later attempt is
+        // signed again into a new one), so a worker signs into one buffer however many exchanges are in flight.
+        var sentHead: [UInt8] = []
+        swap(&sentHead, &exchange.encodedHead)
+        worker.recycleSignedHeadBuffer(&sentHead)
         worker.upstreamAttached(connection, to: exchange, settings: settings)
         if exchange.spool != nil { pumpSpool() }
     }

@@ -11,7 +11,8 @@ final class Exchange {
     let logPath: String
     let bucket: String
     let upstreamIndex: Int
-    /// The signed, encoded head of the attempt in flight.
+    /// The signed, encoded head of the next attempt, until `attachUpstream` sends it (then empty: its buffer went
+    /// back to the worker).
     var encodedHead: [UInt8]
     let requestHasBody: Bool
     let clientKeepAlive: Bool

@@ -34,7 +34,7 @@ final class Worker {
     private var headScratch: [UInt8] = []
     /// The actions of the event a connection is handling (`ClientConnection.handle`), lent out and given back.
     private var actionScratch: [ConnectionAction] = []
-    /// An ended exchange's signed-head buffer, empty, for the next one (`takeSignedHeadBuffer`).
+    /// A sent signed head's buffer, empty, for the next one (`takeSignedHeadBuffer`).
     private var spareSignedHead: [UInt8] = []
     private var lastSigningDate: AmzDate?
     private let requestIDPrefix: String
@@ -251,8 +251,8 @@ final class Worker {
         return buffer
     }
 
-    /// Keeps an ended exchange's signed head buffer for the next one (one spare, ordinary sizes only), so a
-    /// keep-alive request neither allocates nor frees it.
+    /// Keeps a sent (or unsent, at the exchange's end) signed head's buffer for the next one (one spare, ordinary
+    /// sizes only), so a request neither allocates nor frees it.
     func recycleSignedHeadBuffer(_ buffer: inout [UInt8]) {
         guard spareSignedHead.capacity == 0, buffer.capacity <= 4096 else { return }
         buffer.removeAll(keepingCapacity: true)

@@ -66,7 +66,8 @@ public protocol ByteStream: AnyObject {
     func setTimeouts(readMilliseconds: Int, writeMilliseconds: Int)
     /// Writes what `output` holds now if the peer takes it, and leaves the rest to the loop.
     func flush()
-    /// Appends `bytes` to the output; a plain socket with nothing queued sends them at once instead (`send`).
+    /// Appends `bytes` to the output; with nothing queued they are sent at once instead (`send`, or `SSL_write`
+    /// on an established TLS connection).
     func write(_ bytes: [UInt8]) throws(IOError)
     /// Closes now; unsent output is dropped. No delegate call follows. Idempotent.
     func close()

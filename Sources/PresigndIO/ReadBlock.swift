@@ -10,10 +10,10 @@ internal import CLibevent
 /// Why: a read reserves a chain of at least `SocketStream.minRead` (4 KiB), which libevent allocates with `malloc`
 /// and frees as soon as the bytes are drained. That is two or three allocations of 4 to 8 KiB a request, above
 /// what glibc's per-thread cache holds (1 KiB), so each goes through its slow path and its free through chunk
-/// consolidation (about 0.5 µs a request, measured with `perf` under wrk). A reference chain is a small header,
-/// which the per-thread cache serves. The proxy drains a request's head, or moves a small response on to the
-/// client, within the callback that read it, so the block is free again by the next read; a read while it is
-/// still lent takes the reserved chain as before.
+/// consolidation (about 0.5 µs a request, measured with `perf` under wrk). A reference chain is only a header,
+/// though libevent rounds every chain up to 1 KiB: still a size the per-thread cache serves. The proxy drains a
+/// request's head, or moves a small response on to the client, within the callback that read it, so the block is
+/// free again by the next read; a read while it is still lent takes the reserved chain as before.
 ///
 /// The loop's thread alone reads, lends and is called back: evbuffers never cross threads in presignd.
 final class ReadBlock {

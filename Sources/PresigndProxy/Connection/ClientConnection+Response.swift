@@ -55,9 +55,7 @@ extension ClientConnection: UpstreamConnectionDelegate {
         }
         // Sent, or copied into the output: the head's buffer serves the next exchange's head (a later attempt is
         // signed again into a new one), so a worker signs into one buffer however many exchanges are in flight.
-        var sentHead: [UInt8] = []
-        swap(&sentHead, &exchange.encodedHead)
-        worker.recycleSignedHeadBuffer(&sentHead)
+        worker.recycleSignedHead(of: exchange)
         worker.upstreamAttached(connection, to: exchange, settings: settings)
         if exchange.spool != nil { pumpSpool() }
     }

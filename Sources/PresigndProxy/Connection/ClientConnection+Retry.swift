@@ -15,9 +15,7 @@ extension ClientConnection {
     /// Signs `plan` with a fresh date (the upstream's clock offset included) into the exchange's encoded head.
     func sign(_ exchange: Exchange, _ plan: borrowing ForwardPlan) throws(ProxyError) {
         let date = worker.signingDate(upstream: exchange.upstreamIndex, settings: settings)
-        var previous: [UInt8] = []
-        swap(&previous, &exchange.encodedHead)
-        worker.recycleSignedHeadBuffer(&previous)
+        worker.recycleSignedHead(of: exchange)
         exchange.encodedHead = try signedHead(plan, date: date)
         exchange.retry.signedAt = date.epochSeconds
     }

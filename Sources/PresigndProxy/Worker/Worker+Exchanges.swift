@@ -9,9 +9,7 @@ extension Worker {
 
     /// Every exchange ends here exactly once: counted, and logged (`completed` false: cut short).
     func exchangeEnded(_ exchange: Exchange, completed: Bool) {
-        var head: [UInt8] = []
-        swap(&head, &exchange.encodedHead)
-        recycleSignedHeadBuffer(&head)
+        recycleSignedHead(of: exchange)
         // Fields read in place: a copy of the whole `ExchangeObservation` retains and releases each of its strings.
         let duration = max(0, nowMicroseconds() - exchange.ops.startedAtMicros)
         metrics.requestEnded(

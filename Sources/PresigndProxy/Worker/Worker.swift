@@ -251,9 +251,11 @@ final class Worker {
         return buffer
     }
 
-    /// Keeps a sent (or unsent, at the exchange's end) signed head's buffer for the next one (one spare, ordinary
-    /// sizes only), so a request neither allocates nor frees it.
-    func recycleSignedHeadBuffer(_ buffer: inout [UInt8]) {
+    /// Takes the exchange's signed head (sent, replaced by a new signing, or unsent at the exchange's end) and keeps
+    /// its buffer for the next one (one spare, ordinary sizes only), so a request neither allocates nor frees it.
+    func recycleSignedHead(of exchange: Exchange) {
+        var buffer: [UInt8] = []
+        swap(&buffer, &exchange.encodedHead)
         guard spareSignedHead.capacity == 0, buffer.capacity <= 4096 else { return }
         buffer.removeAll(keepingCapacity: true)
         swap(&buffer, &spareSignedHead)
